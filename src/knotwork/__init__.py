@@ -1,0 +1,1 @@
+"""Knotwork: enterprise GraphRAG."""

@@ -1,0 +1,1 @@
+"""Domain models and ports (Protocols). No I/O lives here."""

@@ -1,0 +1,233 @@
+"""Typed domain records shared by every stage and every adapter.
+
+Times are timezone-aware UTC datetimes in Python; adapters serialise them as
+ISO-8601 strings (see :func:`knotwork.domain.timeutil.to_iso`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class EntityType(StrEnum):
+    PERSON = "PERSON"
+    ORGANIZATION = "ORGANIZATION"
+    LOCATION = "LOCATION"
+    CONCEPT = "CONCEPT"
+    EVENT = "EVENT"
+    PRODUCT = "PRODUCT"
+    TECHNOLOGY = "TECHNOLOGY"
+
+
+class RelationType(StrEnum):
+    WORKS_AT = "WORKS_AT"
+    REPORTS_TO = "REPORTS_TO"
+    MANAGES = "MANAGES"
+    MEMBER_OF = "MEMBER_OF"
+    LEADS = "LEADS"
+    LOCATED_IN = "LOCATED_IN"
+    HEADQUARTERED_IN = "HEADQUARTERED_IN"
+    OWNS = "OWNS"
+    ACQUIRED = "ACQUIRED"
+    INVESTED_IN = "INVESTED_IN"
+    COLLABORATED_WITH = "COLLABORATED_WITH"
+    CREATED = "CREATED"
+    DEVELOPED = "DEVELOPED"
+    MAINTAINS = "MAINTAINS"
+    USES = "USES"
+    DEPENDS_ON = "DEPENDS_ON"
+    RELATED_TO = "RELATED_TO"
+
+
+class EpisodeSource(StrEnum):
+    MESSAGE = "message"
+    TEXT = "text"
+    JSON = "json"
+
+
+class SourceSystem(StrEnum):
+    CONFLUENCE = "confluence"
+    SLACK = "slack"
+    FILE = "file"
+    EPISODE = "episode"
+
+
+class ProcessingStatus(StrEnum):
+    PENDING = "PENDING"
+    PROCESSING = "PROCESSING"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Entity(_Model):
+    id: str
+    group_id: str
+    name: str
+    canonical_name: str
+    type: EntityType
+    subtype: str | None = None
+    aliases: list[str] = Field(default_factory=list)
+    # normalised name + aliases: the exact-match resolution keys
+    name_keys: list[str] = Field(default_factory=list)
+    summary: str = ""
+    confidence: float = 1.0
+    evidence_count: int = 1
+    created_at: datetime
+    updated_at: datetime
+
+
+class Fact(_Model):
+    """A RELATES_TO edge between two entities, bi-temporal.
+
+    valid_at / invalid_at: when the fact held in the world.
+    created_at / expired_at: when Knotwork learned it / learned it stopped holding.
+    episodes: ids of the episodes (chunks) that evidence it.
+    """
+
+    id: str
+    group_id: str
+    source_id: str
+    target_id: str
+    type: RelationType
+    fact: str
+    confidence: float = 1.0
+    episodes: list[str] = Field(default_factory=list)
+    valid_at: datetime | None = None
+    invalid_at: datetime | None = None
+    created_at: datetime
+    expired_at: datetime | None = None
+    extraction_method: str = "rule"
+
+
+class Episode(_Model):
+    """One unit of evidence: a chunk of a document, or a message added directly."""
+
+    id: str
+    group_id: str
+    name: str
+    content: str
+    source: EpisodeSource = EpisodeSource.TEXT
+    source_description: str = ""
+    document_id: str
+    valid_at: datetime
+    created_at: datetime
+
+
+class GraphCounts(_Model):
+    entities: int
+    facts: int
+    episodes: int
+    mentions: int
+
+
+class FactHit(_Model):
+    fact: Fact
+    hop: int  # 0 = touches a seed entity
+
+
+class RawDocument(_Model):
+    """What a loader yields: text plus source metadata, before storage."""
+
+    source_system: SourceSystem
+    source_id: str
+    title: str
+    content: str
+    url: str | None = None
+    author: str | None = None
+    created_at: datetime | None = None
+    modified_at: datetime | None = None
+    mime_type: str = "text/plain"
+    episode_source: EpisodeSource = EpisodeSource.TEXT
+    metadata: dict[str, str] = Field(default_factory=dict)
+
+
+class Document(_Model):
+    id: str
+    group_id: str
+    source_system: SourceSystem
+    source_id: str
+    title: str
+    url: str | None = None
+    author: str | None = None
+    created_at: datetime | None = None
+    modified_at: datetime | None = None
+    mime_type: str = "text/plain"
+    content_hash: str
+    processing_status: ProcessingStatus = ProcessingStatus.PENDING
+    chunk_count: int = 0
+    entity_count: int = 0
+    last_processed_at: datetime | None = None
+    metadata: dict[str, str] = Field(default_factory=dict)
+
+
+class Chunk(_Model):
+    id: str
+    document_id: str
+    group_id: str
+    index: int
+    content: str
+    start_offset: int
+    end_offset: int
+    token_count: int
+
+
+class EntityMention(_Model):
+    id: str
+    group_id: str
+    chunk_id: str
+    entity_id: str
+    span_start: int
+    span_end: int
+    text: str
+    extractor: str
+    confidence: float
+
+
+class AuditEvent(_Model):
+    group_id: str
+    action: str
+    entity_id: str | None = None
+    detail: str = ""
+
+
+class DocumentCounts(_Model):
+    documents: int
+    chunks: int
+    mentions: int
+
+
+class Citation(_Model):
+    document_id: str
+    source_system: str
+    source_id: str
+    title: str
+    url: str | None = None
+    created_at: str | None = None
+    chunk_id: str
+    text: str
+    entity_id: str | None = None
+
+
+class QueryMode(StrEnum):
+    AUTO = "auto"
+    LOCAL = "local"
+    GLOBAL = "global"
+    DRIFT = "drift"
+
+
+class QueryResult(_Model):
+    answer: str
+    citations: list[Citation]
+    confidence: float
+    mode_used: QueryMode
+    context: str = ""
+    reasoning_trace: list[str] = Field(default_factory=list)
+    entities: list[Entity] = Field(default_factory=list)
+    facts: list[Fact] = Field(default_factory=list)

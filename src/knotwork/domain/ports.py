@@ -1,0 +1,212 @@
+"""Ports: one narrow Protocol per store aggregate. Adapters live in ``knotwork.infra``.
+
+Every adapter of a port passes the same contract suite in ``tests/contract``.
+All methods are synchronous; async callers run them in a worker thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from enum import StrEnum
+from typing import Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from knotwork.domain.models import (
+    AuditEvent,
+    Chunk,
+    Document,
+    DocumentCounts,
+    Entity,
+    EntityMention,
+    Episode,
+    Fact,
+    FactHit,
+    GraphCounts,
+    ProcessingStatus,
+)
+
+# --------------------------------------------------------------------------- graph
+
+
+@runtime_checkable
+class GraphStore(Protocol):
+    """Entities, facts (RELATES_TO), episodes and MENTIONS of one or more tenants.
+
+    Writes are idempotent upserts keyed by id. Tenants never see each other's data.
+    """
+
+    def ensure_schema(self, group_id: str) -> None: ...
+
+    def upsert_episodes(self, episodes: Sequence[Episode]) -> None: ...
+
+    def upsert_entities(self, entities: Sequence[Entity]) -> None: ...
+
+    def upsert_mentions(self, group_id: str, pairs: Sequence[tuple[str, str]]) -> None:
+        """MERGE (episode)-[:MENTIONS]->(entity) for each (episode_id, entity_id)."""
+        ...
+
+    def upsert_facts(self, facts: Sequence[Fact]) -> None: ...
+
+    def get_entities(self, group_id: str, ids: Sequence[str]) -> list[Entity]: ...
+
+    def find_entities_by_keys(self, group_id: str, keys: Sequence[str]) -> list[Entity]:
+        """Entities whose ``name_keys`` (normalised name + aliases) contain any key."""
+        ...
+
+    def get_facts(self, group_id: str, ids: Sequence[str]) -> list[Fact]: ...
+
+    def facts_between(self, group_id: str, entity_ids: Sequence[str]) -> list[Fact]:
+        """Facts (valid or not) whose two endpoints are both in ``entity_ids``."""
+        ...
+
+    def expand_facts(
+        self,
+        group_id: str,
+        seed_ids: Sequence[str],
+        *,
+        depth: int = 2,
+        as_of: datetime | None = None,
+        include_invalid: bool = False,
+        limit: int = 200,
+    ) -> list[FactHit]:
+        """Facts within ``depth`` hops of the seeds, hop 0 = touching a seed.
+
+        ``as_of``: only facts valid at that time (valid_at <= t < invalid_at).
+        Without it, invalidated facts are left out unless ``include_invalid``.
+        """
+        ...
+
+    def get_episodes(self, group_id: str, ids: Sequence[str]) -> list[Episode]: ...
+
+    def episode_entity_ids(self, group_id: str, episode_id: str) -> list[str]: ...
+
+    def list_entities(self, group_id: str) -> list[Entity]: ...
+
+    def list_facts(self, group_id: str) -> list[Fact]: ...
+
+    def counts(self, group_id: str) -> GraphCounts: ...
+
+    def delete_group(self, group_id: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+# --------------------------------------------------------------------------- vectors
+
+
+class Collection(StrEnum):
+    ENTITIES = "entities"
+    CHUNKS = "chunks"
+    FACTS = "facts"
+    COMMUNITIES = "communities"
+
+
+PayloadValue = str | int | float | bool | list[str] | None
+
+
+class VectorPoint(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str  # a UUID string
+    vector: list[float]
+    group_id: str
+    payload: dict[str, PayloadValue] = Field(default_factory=dict)
+
+
+class VectorHit(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    score: float
+    payload: dict[str, PayloadValue] = Field(default_factory=dict)
+
+
+@runtime_checkable
+class VectorStore(Protocol):
+    """Dense vectors per collection; every point carries its tenant (``group_id``)."""
+
+    def ensure_collection(self, collection: Collection, dimension: int) -> None: ...
+
+    def upsert(self, collection: Collection, points: Sequence[VectorPoint]) -> None: ...
+
+    def search(
+        self,
+        collection: Collection,
+        vector: Sequence[float],
+        *,
+        group_id: str,
+        limit: int = 10,
+        filters: dict[str, str] | None = None,
+        min_score: float | None = None,
+    ) -> list[VectorHit]:
+        """Cosine top-k within one tenant; ``filters`` are exact payload matches."""
+        ...
+
+    def delete(self, collection: Collection, ids: Sequence[str]) -> None: ...
+
+    def delete_group(self, collection: Collection, group_id: str) -> None: ...
+
+    def count(self, collection: Collection, group_id: str) -> int: ...
+
+    def close(self) -> None: ...
+
+
+# --------------------------------------------------------------------------- documents
+
+
+@runtime_checkable
+class DocumentStore(Protocol):
+    """Documents, chunks, entity mentions and the audit log (SQL)."""
+
+    def migrate(self) -> None:
+        """Bring the schema to head (Alembic)."""
+        ...
+
+    def get_document_by_source(
+        self, group_id: str, source_system: str, source_id: str
+    ) -> Document | None: ...
+
+    def save_document(self, document: Document, chunks: Sequence[Chunk]) -> None:
+        """Insert or update the document and replace its chunks (and their mentions)."""
+        ...
+
+    def set_status(
+        self,
+        document_id: str,
+        status: ProcessingStatus,
+        *,
+        entity_count: int | None = None,
+    ) -> None: ...
+
+    def add_mentions(self, mentions: Sequence[EntityMention]) -> None:
+        """Idempotent on mention id."""
+        ...
+
+    def get_documents(self, ids: Sequence[str]) -> list[Document]: ...
+
+    def get_chunks(self, ids: Sequence[str]) -> list[Chunk]: ...
+
+    def list_documents(self, group_id: str) -> list[Document]: ...
+
+    def record_audit(self, event: AuditEvent) -> None: ...
+
+    def counts(self, group_id: str) -> DocumentCounts: ...
+
+    def delete_group(self, group_id: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+# --------------------------------------------------------------------------- models
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    @property
+    def dimension(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Unit-normalised vectors, one per text, computed in batches."""
+        ...

@@ -1,0 +1,38 @@
+"""One ISO-8601 form for every stored time, so string order is time order."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from dateutil import parser as _dateparser
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+def ensure_utc(value: datetime) -> datetime:
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def to_iso(value: datetime | None) -> str | None:
+    """Fixed-width UTC form: 2026-02-03T12:41:07Z (lexicographic == chronological)."""
+    if value is None:
+        return None
+    return ensure_utc(value).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def from_iso(value: str | None) -> datetime | None:
+    if value is None or value == "":
+        return None
+    return ensure_utc(_dateparser.isoparse(value))
+
+
+def parse_user_time(value: str) -> datetime:
+    """Parse a user-supplied date/time (CLI/API). Raises ValueError with a clear message."""
+    try:
+        return ensure_utc(_dateparser.isoparse(value))
+    except (ValueError, OverflowError) as exc:
+        raise ValueError(f"not an ISO-8601 date/time: {value!r}") from exc

