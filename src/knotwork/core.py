@@ -1,0 +1,180 @@
+"""The Python API: ``Knotwork`` (sync). Every CLI command and REST route goes through it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+
+from pydantic import BaseModel, ConfigDict
+
+from knotwork.domain.ids import content_hash
+from knotwork.domain.models import (
+    EntityType,
+    EpisodeSource,
+    QueryMode,
+    QueryResult,
+    RawDocument,
+    SourceSystem,
+)
+from knotwork.domain.timeutil import ensure_utc, to_iso, utcnow
+from knotwork.ingestion.pipeline import IngestionPipeline, IngestReport, Progress
+from knotwork.resolution.lookup import ResolveResult, resolve_mention
+from knotwork.retrieval.local import LocalSearch
+from knotwork.runtime import Runtime, open_runtime
+from knotwork.settings import Settings
+
+
+class ExportedEntity(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    name: str
+    type: str
+    subtype: str | None
+    aliases: list[str]
+    summary: str
+
+
+class ExportedFact(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    source: str
+    target: str
+    source_name: str
+    target_name: str
+    type: str
+    fact: str
+    valid_at: str | None
+    invalid_at: str | None
+    episodes: list[str]
+
+
+class GraphExport(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    entities: list[ExportedEntity]
+    facts: list[ExportedFact]
+
+
+class EpisodeResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    episode_ids: list[str]
+    entities: int
+    facts: int
+    unchanged: bool
+
+
+class Knotwork:
+    """Open with ``Knotwork(Settings(...))``; close with ``close()`` or a ``with`` block."""
+
+    def __init__(self, settings: Settings | None = None, *, runtime: Runtime | None = None) -> None:
+        self.settings = settings or (runtime.settings if runtime else Settings())
+        self._rt = runtime or open_runtime(self.settings)
+
+    @property
+    def runtime(self) -> Runtime:
+        return self._rt
+
+    def __enter__(self) -> Knotwork:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._rt.close()
+
+    def _group(self, group_id: str | None) -> str:
+        return group_id or self.settings.group
+
+    # ------------------------------------------------------------------ ingestion
+    def add_episode(self, content: str, group_id: str | None = None,
+                    reference_time: datetime | None = None,
+                    source: EpisodeSource | str = EpisodeSource.MESSAGE, name: str | None = None,
+                    source_description: str = "") -> EpisodeResult:
+        source = EpisodeSource(source)
+        if not content or not content.strip():
+            raise ValueError("episode content is empty")
+        text = _json_to_text(content) if source is EpisodeSource.JSON else content
+        when = ensure_utc(reference_time) if reference_time else utcnow()
+        source_id = f"{to_iso(when)}/{content_hash(text)[:16]}"
+        title = name or (text.strip().splitlines()[0][:80])
+        raw = RawDocument(source_system=SourceSystem.EPISODE, source_id=source_id, title=title,
+                          content=text, created_at=when, modified_at=when,
+                          episode_source=source,
+                          metadata={"source_description": source_description} if source_description else {})
+        report = IngestionPipeline(self._rt, self._group(group_id)).add_episode(raw)
+        return EpisodeResult(episode_ids=report.episode_ids, entities=report.entities,
+                             facts=report.facts, unchanged=report.documents_unchanged > 0)
+
+    def ingest_documents(self, documents: Iterable[RawDocument], group_id: str | None = None,
+                         progress: Progress | None = None) -> IngestReport:
+        return IngestionPipeline(self._rt, self._group(group_id)).ingest(documents, progress)
+
+    def ingest_path(self, path: Path, group_id: str | None = None,
+                    progress: Progress | None = None) -> IngestReport:
+        from knotwork.ingestion.loaders.detect import load_path
+
+        loaded = load_path(path)
+        return self.ingest_documents(loaded.documents, group_id, progress)
+
+    # ------------------------------------------------------------------ query
+    def query(self, question: str, group_id: str | None = None,
+              mode: QueryMode | str = QueryMode.AUTO, as_of: datetime | None = None,
+              max_context_tokens: int | None = None) -> QueryResult:
+        mode = QueryMode(mode)
+        if not question or not question.strip():
+            raise ValueError("the question is empty")
+        search = LocalSearch(self._rt, self._group(group_id))
+        result = search.run(question.strip(), as_of=ensure_utc(as_of) if as_of else None,
+                            max_context_tokens=max_context_tokens or self.settings.max_context_tokens,
+                            mode=QueryMode.LOCAL)
+        if mode in (QueryMode.GLOBAL, QueryMode.DRIFT):
+            result.reasoning_trace.insert(
+                0, f"{mode.value} mode is not built yet: answered by local search")
+        return result
+
+    # ------------------------------------------------------------------ graph
+    def export_graph(self, group_id: str | None = None) -> GraphExport:
+        group = self._group(group_id)
+        entities = self._rt.graph.list_entities(group)
+        names = {e.id: e.name for e in entities}
+        return GraphExport(
+            entities=[ExportedEntity(id=e.id, name=e.name, type=e.type.value, subtype=e.subtype,
+                                     aliases=e.aliases, summary=e.summary)
+                      for e in sorted(entities, key=lambda e: e.name)],
+            facts=[ExportedFact(id=f.id, source=f.source_id, target=f.target_id,
+                                source_name=names.get(f.source_id, ""),
+                                target_name=names.get(f.target_id, ""), type=f.type.value,
+                                fact=f.fact, valid_at=to_iso(f.valid_at),
+                                invalid_at=to_iso(f.invalid_at), episodes=f.episodes)
+                   for f in sorted(self._rt.graph.list_facts(group), key=lambda f: (f.type, f.fact))],
+        )
+
+    def resolve_entity(self, mention: str, entity_type: EntityType | str | None = None,
+                       group_id: str | None = None) -> ResolveResult:
+        etype = EntityType(entity_type.upper()) if isinstance(entity_type, str) else entity_type
+        return resolve_mention(self._rt, self._group(group_id), mention, etype)
+
+
+def _json_to_text(content: str) -> str:
+    try:
+        data = json.loads(content)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"episode source is json but the content is not valid JSON: {exc.msg}") from exc
+    lines: list[str] = []
+
+    def walk(value: object, prefix: str) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, f"{prefix}{key}." if isinstance(item, dict | list) else f"{prefix}{key}")
+        elif isinstance(value, list):
+            for item in value:
+                walk(item, prefix)
+        else:
+            lines.append(f"{prefix.rstrip('.')}: {value}" if prefix else str(value))
+
+    walk(data, "")
+    return "\n".join(lines)

@@ -1,0 +1,164 @@
+"""Row <-> model mapping for the Cypher graph adapters.
+
+Times are stored as fixed-width ISO strings (:func:`to_iso`); ``None`` is stored as a missing
+property. Lists are stored as lists of strings. No map-valued properties.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import datetime
+from typing import Any, TypeVar
+
+from knotwork.domain.models import Entity, Episode, EpisodeSource, Fact
+from knotwork.domain.timeutil import from_iso, to_iso
+
+Row = dict[str, Any]
+T = TypeVar("T")
+
+GROUP_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+BATCH_SIZE = 1000
+
+
+def validate_group_id(group_id: str) -> str:
+    """Return ``group_id`` or raise ValueError: 1-64 of ``[A-Za-z0-9_-]``."""
+    if not isinstance(group_id, str) or not GROUP_ID_PATTERN.fullmatch(group_id):
+        raise ValueError(f"invalid group id {group_id!r}: expected 1-64 of [A-Za-z0-9_-]")
+    return group_id
+
+
+def batches(items: Sequence[T], size: int = BATCH_SIZE) -> Iterator[Sequence[T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def unique(values: Iterable[str]) -> list[str]:
+    """Distinct values in first-seen order."""
+    return list(dict.fromkeys(values))
+
+
+def _time(value: Any) -> datetime | None:
+    return from_iso(value) if isinstance(value, str) else None
+
+
+def _required_time(value: Any, field: str) -> datetime:
+    parsed = _time(value)
+    if parsed is None:
+        raise ValueError(f"stored record lacks {field}")
+    return parsed
+
+
+def _strings(value: Any) -> list[str]:
+    if value is None:
+        return []
+    return [str(item) for item in value]
+
+
+# --------------------------------------------------------------------------- entity
+
+
+def entity_to_row(entity: Entity) -> Row:
+    return {
+        "id": entity.id,
+        "group_id": entity.group_id,
+        "name": entity.name,
+        "canonical_name": entity.canonical_name,
+        "type": entity.type.value,
+        "subtype": entity.subtype,
+        "aliases": list(entity.aliases),
+        "name_keys": list(entity.name_keys),
+        "summary": entity.summary,
+        "confidence": float(entity.confidence),
+        "evidence_count": int(entity.evidence_count),
+        "created_at": to_iso(entity.created_at),
+        "updated_at": to_iso(entity.updated_at),
+    }
+
+
+def row_to_entity(row: Mapping[str, Any]) -> Entity:
+    return Entity(
+        id=row["id"],
+        group_id=row["group_id"],
+        name=row["name"],
+        canonical_name=row["canonical_name"],
+        type=row["type"],
+        subtype=row.get("subtype"),
+        aliases=_strings(row.get("aliases")),
+        name_keys=_strings(row.get("name_keys")),
+        summary=row.get("summary") or "",
+        confidence=float(row["confidence"]) if row.get("confidence") is not None else 1.0,
+        evidence_count=int(row["evidence_count"]) if row.get("evidence_count") is not None else 1,
+        created_at=_required_time(row.get("created_at"), "created_at"),
+        updated_at=_required_time(row.get("updated_at"), "updated_at"),
+    )
+
+
+# --------------------------------------------------------------------------- fact
+
+
+def fact_to_row(fact: Fact) -> Row:
+    return {
+        "id": fact.id,
+        "group_id": fact.group_id,
+        "source_id": fact.source_id,
+        "target_id": fact.target_id,
+        "type": fact.type.value,
+        "fact": fact.fact,
+        "confidence": float(fact.confidence),
+        "episodes": list(fact.episodes),
+        "valid_at": to_iso(fact.valid_at),
+        "invalid_at": to_iso(fact.invalid_at),
+        "created_at": to_iso(fact.created_at),
+        "expired_at": to_iso(fact.expired_at),
+        "extraction_method": fact.extraction_method,
+    }
+
+
+def row_to_fact(row: Mapping[str, Any]) -> Fact:
+    return Fact(
+        id=row["id"],
+        group_id=row["group_id"],
+        source_id=row["source_id"],
+        target_id=row["target_id"],
+        type=row["type"],
+        fact=row.get("fact") or "",
+        confidence=float(row["confidence"]) if row.get("confidence") is not None else 1.0,
+        episodes=_strings(row.get("episodes")),
+        valid_at=_time(row.get("valid_at")),
+        invalid_at=_time(row.get("invalid_at")),
+        created_at=_required_time(row.get("created_at"), "created_at"),
+        expired_at=_time(row.get("expired_at")),
+        extraction_method=row.get("extraction_method") or "rule",
+    )
+
+
+# --------------------------------------------------------------------------- episode
+
+
+def episode_to_row(episode: Episode) -> Row:
+    return {
+        "id": episode.id,
+        "group_id": episode.group_id,
+        "name": episode.name,
+        "content": episode.content,
+        "source": episode.source.value,
+        "source_description": episode.source_description,
+        "document_id": episode.document_id,
+        "valid_at": to_iso(episode.valid_at),
+        "created_at": to_iso(episode.created_at),
+    }
+
+
+def row_to_episode(row: Mapping[str, Any]) -> Episode:
+    return Episode(
+        id=row["id"],
+        group_id=row["group_id"],
+        name=row.get("name") or "",
+        content=row.get("content") or "",
+        source=EpisodeSource(row.get("source") or EpisodeSource.TEXT),
+        source_description=row.get("source_description") or "",
+        document_id=row["document_id"],
+        valid_at=_required_time(row.get("valid_at"), "valid_at"),
+        created_at=_required_time(row.get("created_at"), "created_at"),
+    )

@@ -1,0 +1,61 @@
+"""GraphStore over Neo4j (official sync driver). All tenants share one database.
+
+``neo4j`` is an optional backend: it is imported in the constructor only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import structlog
+
+from knotwork.infra.graph_common import cypher
+from knotwork.infra.graph_common.base import CypherGraphStore
+from knotwork.infra.graph_common.records import Row
+
+log = structlog.get_logger(__name__)
+
+DELETE_BATCH = 5000
+
+
+class Neo4jGraphStore(CypherGraphStore):
+    """Tenants are isolated by the ``group_id`` filter in every query."""
+
+    find_by_keys_query = cypher.FIND_ENTITIES_BY_KEYS_ANY
+
+    def __init__(self, uri: str, user: str, password: str, database: str = "neo4j") -> None:
+        super().__init__()
+        import neo4j
+
+        self._neo4j = neo4j
+        self._driver: Any = neo4j.GraphDatabase.driver(uri, auth=(user, password))
+        self._database = database
+        self._schema_created = False
+
+    def _run(
+        self, group_id: str, query: str, params: dict[str, Any], *, write: bool = False
+    ) -> list[Row]:
+        routing = self._neo4j.RoutingControl.WRITE if write else self._neo4j.RoutingControl.READ
+        result = self._driver.execute_query(
+            query, params, database_=self._database, routing_=routing
+        )
+        return [record.data() for record in result.records]
+
+    def _create_schema(self, group_id: str) -> None:
+        if self._schema_created:  # one schema for every tenant
+            return
+        for statement in cypher.NEO4J_SCHEMA:
+            self._driver.execute_query(statement, database_=self._database)
+        self._schema_created = True
+
+    def _drop_group(self, group_id: str) -> None:
+        for query in (cypher.DELETE_EPISODES_BATCH, cypher.DELETE_ENTITIES_BATCH):
+            while True:
+                rows = self._run(
+                    group_id, query, {"group_id": group_id, "batch": DELETE_BATCH}, write=True
+                )
+                if not rows or int(rows[0]["deleted"]) == 0:
+                    break
+
+    def close(self) -> None:
+        self._driver.close()

@@ -1,0 +1,145 @@
+"""Rule-based relation extraction between entity mentions of one sentence.
+
+The text between two mentions (other mentions replaced by a placeholder) is matched
+against trigger patterns for the relation taxonomy. Passive forms ("led by") reverse
+the direction. Entities listed with "and"/"," share the relation of the list's head.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from knotwork.domain.models import EntityType, RelationType
+from knotwork.ingestion.extraction.types import Mention
+
+R = RelationType
+_E = "\u2063"  # placeholder for an intervening mention
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    type: RelationType
+    regex: re.Pattern[str]
+    reverse: bool = False
+    source_types: frozenset[EntityType] | None = None
+    target_types: frozenset[EntityType] | None = None
+    target_subtypes: frozenset[str | None] | None = None
+
+
+def _p(rel: RelationType, pattern: str, reverse: bool = False, src: set[EntityType] | None = None,
+       tgt: set[EntityType] | None = None, tgt_sub: set[str | None] | None = None) -> Pattern:
+    return Pattern(rel, re.compile(pattern), reverse,
+                   frozenset(src) if src else None, frozenset(tgt) if tgt else None,
+                   frozenset(tgt_sub) if tgt_sub is not None else None)
+
+
+P, O, L = EntityType.PERSON, EntityType.ORGANIZATION, EntityType.LOCATION
+_NOT_TEAM: set[str | None] = {None}
+
+# Order matters: passive and specific forms before general ones.
+PATTERNS: tuple[Pattern, ...] = (
+    _p(R.REPORTS_TO, r"\b(?:manager|boss|supervisor|line manager)(?: is|:)\s*$", src={P}, tgt={P}),
+    _p(R.LEADS, r"\b(?:led|run|headed|driven) by\b", reverse=True),
+    _p(R.OWNS, r"\bowned by\b", reverse=True),
+    _p(R.MANAGES, r"\b(?:managed|supervised|overseen) by\b", reverse=True),
+    _p(R.ACQUIRED, r"\b(?:acquired|bought|purchased) by\b", reverse=True),
+    _p(R.CREATED, r"\b(?:created|founded|written|authored|designed|invented|started) by\b", reverse=True),
+    _p(R.DEVELOPED, r"\b(?:developed|built|implemented) by\b", reverse=True),
+    _p(R.MAINTAINS, r"\b(?:maintained|supported|operated) by\b", reverse=True),
+    _p(R.USES, r"\bused by\b", reverse=True),
+    _p(R.INVESTED_IN, r"\b(?:funded|backed) by\b", reverse=True),
+    _p(R.LEADS, r"(?:'s|’s)\s+(?:tech(?:nical)? )?(?:lead|leader|owner|dri|pm)\s+(?:is|was)\b", reverse=True),
+    _p(R.REPORTS_TO, r"\breport(?:s|ed|ing)?\s+(?:directly\s+)?(?:in)?to\b|\bunder\b", src={P}),
+    _p(R.REPORTS_TO, r"(?:'s|’s)\s+(?:direct report|report)\b", reverse=True, src={P}, tgt={P}),
+    _p(R.HEADQUARTERED_IN, r"\b(?:headquartered|hq(?:'d)?|head office is) in\b|\bheadquarters (?:is |are )?in\b"),
+    _p(R.DEPENDS_ON, r"\b(?:depends?|depending|depended|relies|rely|relying|relied) (?:heavily )?on\b|\bdependent on\b|\brequires?\b|\bcalls\b|\bconsumes?\b|\b(?:reads|pulls) from\b|\bwrites to\b|\bintegrates? with\b"),
+    _p(R.ACQUIRED, r"\b(?:acquir(?:e|es|ed|ing)|bought|purchased)\b"),
+    _p(R.INVESTED_IN, r"\binvest(?:s|ed|ing|ment)? in\b|\bfunded\b|\bbacked\b"),
+    _p(R.MEMBER_OF, r"\b(?:is|are|was|were|became)\s+(?:a\s+)?(?:member|part)\s+of\b|\bbelongs? to\b|\b(?:team|squad|department|group):\s*$", src={P}),
+    _p(R.WORKS_AT, r"\b(?:work(?:s|ed|ing)?|employed|hired)\s+(?:at|for|by)\b|\b(?:company|employer|organization):\s*$", src={P}, tgt={O}, tgt_sub=_NOT_TEAM),
+    _p(R.MEMBER_OF, r"\b(?:work(?:s|ed|ing)?)\s+(?:at|for|in|on)\b|\bjoin(?:s|ed|ing)?\b|\bon the\s*$|\bin the\s*$|\bmoved to\b|\btransferred to\b", src={P}, tgt={O}),
+    _p(R.WORKS_AT, r"\bjoin(?:s|ed|ing)?\b|\b(?:is|was)\s+(?:a|an|the)\s+[\w\s/-]{1,40}\b(?:at|of|with)\s*$|^,\s*(?:a|an|the|our)?\s*[\w\s/-]{1,40}\b(?:at|of)\s*$", src={P}, tgt={O}),
+    _p(R.LEADS, r"\blead(?:s|ing)?\b|\bled\b|\bheads?\b|\bheaded\b|\bruns\b|\brunning\b|\bdrives\b|\bdriving\b|\bin charge of\b|\b(?:is|was|as)\s+(?:the\s+)?(?:tech(?:nical)?\s+)?(?:lead|leader|head|owner|dri|pm|product manager|project manager)\s+(?:of|for|on)\b|\b(?:lead|owner|dri):\s*$", src={P}),
+    _p(R.MANAGES, r"\bmanag(?:e|es|ed|ing)\b|\bovers(?:ee|ees|aw|eeing)\b|\bsupervis\w+\b|\b(?:is|was)\s+(?:the\s+)?(?:manager|director|vp|head)\s+(?:of|for)\b", src={P}),
+    _p(R.LEADS, r"\blead(?:s|ing)?\b|\bled\b|\bdrives\b|\bowns the\b"),
+    _p(R.OWNS, r"\bowns?\b|\bowned\b|\bis (?:the )?owner of\b|\bresponsible for\b|\bowner:\s*$"),
+    _p(R.LOCATED_IN, r"\b(?:located|based|sits?|situated|lives?|living|hosted|deployed|runs?|office is|offices are|relocat\w+|mov\w+) (?:in|to)\b|\bin\s*$|\b(?:location|office|city):\s*$", tgt={L}),
+    _p(R.COLLABORATED_WITH, r"\b(?:collaborat\w*|partner\w*|pair(?:s|ed|ing)?|team(?:s|ed)? up|work(?:s|ed|ing)? (?:closely |together )?)\s*with\b|\band\b.*\btogether\b"),
+    _p(R.CREATED, r"\b(?:creat(?:e|es|ed|ing)|found(?:s|ed)|wrote|writes|authored|designed|invented|started|launched|proposed)\b"),
+    _p(R.DEVELOPED, r"\b(?:develop(?:s|ed|ing)?|buil(?:t|d|ds|ding)|implement(?:s|ed|ing)|ship(?:s|ped)|prototyped)\b"),
+    _p(R.MAINTAINS, r"\bmaintain(?:s|ed|ing)?\b|\bsupports?\b|\bon[- ]call (?:rotation )?for\b|\btak(?:e|es|ing) over\b|\btook over\b|\boperat(?:e|es|ed)\b|\bkeeps? .* running\b"),
+    _p(R.USES, r"\b(?:us(?:e|es|ed|ing)|runs? on|built (?:on|with)|powered by|leverag\w+|adopt\w*|migrat\w+ (?:to|onto)|switch\w* to|mov(?:e|ed|ing) to|standardi[sz]\w* on|deploy\w* (?:on|to))\b"),
+)
+
+_LIST_SEP = re.compile(r"^\s*(?:,|,?\s*and|,?\s*or|&|/)\s*$")
+_MAX_GAP_TOKENS = 14
+
+
+def _gap(text: str, a: Mention, b: Mention, between: list[Mention]) -> str:
+    out, pos = [], a.end
+    for m in between:
+        out.append(text[pos : m.start])
+        out.append(_E)
+        pos = m.end
+    out.append(text[pos : b.start])
+    return "".join(out)
+
+
+def _allowed(p: Pattern, src: Mention, tgt: Mention) -> bool:
+    if p.source_types is not None and src.type not in p.source_types:
+        return False
+    if p.target_types is not None and tgt.type not in p.target_types:
+        return False
+    return p.target_subtypes is None or tgt.subtype in p.target_subtypes
+
+
+def classify(gap: str, left: Mention, right: Mention) -> tuple[RelationType, bool, float] | None:
+    """(type, reversed, confidence) for the gap text between two mentions, if any."""
+    lowered = gap.lower()
+    parts = lowered.split(_E)
+    if len(parts) > 1:
+        # only a list ("X, Y and Z") may stand between the trigger and the right entity
+        if not all(_LIST_SEP.match(p) for p in parts[1:]):
+            return None
+    elif _LIST_SEP.match(lowered):
+        return None  # "Kafka and PostgreSQL": listed together, no relation stated
+    lowered_for_match = parts[0]
+    if ";" in lowered_for_match or "|" in lowered_for_match:
+        # a table row rendered "Name: X; Team: Y": only the last "Header:" counts
+        lowered_for_match = re.split(r"[;|]", lowered_for_match)[-1]
+        if not lowered_for_match.rstrip().endswith(":"):
+            return None
+    if len(lowered_for_match.split()) > _MAX_GAP_TOKENS:
+        return None
+    for p in PATTERNS:
+        if p.regex.search(lowered_for_match):
+            src, tgt = (right, left) if p.reverse else (left, right)
+            if _allowed(p, src, tgt):
+                return p.type, p.reverse, 0.8 if _E not in lowered else 0.7
+    if len(parts) == 1 and len(lowered.split()) <= 10 and not re.search(r"[\n;|:]", gap):
+        return R.RELATED_TO, False, 0.45
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class RelationHit:
+    source: Mention
+    target: Mention
+    type: RelationType
+    confidence: float
+
+
+def relations_in_sentence(text: str, mentions: list[Mention]) -> list[RelationHit]:
+    hits: list[RelationHit] = []
+    for i, left in enumerate(mentions):
+        for j in range(i + 1, min(len(mentions), i + 6)):
+            right = mentions[j]
+            gap = _gap(text, left, right, mentions[i + 1 : j])
+            found = classify(gap, left, right)
+            if found is None:
+                continue
+            rel, reverse, conf = found
+            src, tgt = (right, left) if reverse else (left, right)
+            hits.append(RelationHit(src, tgt, rel, min(conf, src.confidence + 0.1, tgt.confidence + 0.1)))
+    return hits

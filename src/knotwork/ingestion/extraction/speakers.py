@@ -1,0 +1,51 @@
+"""Speaker prefixes ("Alice Chen(user): …", "Bob Smith: …") and first-person pronouns."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_SPEAKER = re.compile(
+    r"^[ \t]*(?:\[[^\]\n]{1,40}\][ \t]*)?"
+    r"(?P<name>[A-Z][\w'’.-]*(?:[ \t]+[A-Z][\w'’.-]*){0,3})"
+    r"[ \t]*(?:\((?P<role>[^)\n]{1,30})\))?[ \t]*:[ \t]+",
+    re.MULTILINE,
+)
+_FIRST_PERSON = re.compile(r"\b(I|me|my|mine|myself|we|We|us|our|Our)\b")
+
+
+@dataclass(frozen=True, slots=True)
+class SpeakerTurn:
+    name: str
+    name_start: int
+    name_end: int
+    body_start: int
+    body_end: int
+
+
+def speaker_turns(text: str) -> list[SpeakerTurn]:
+    """Each line that starts with a speaker prefix opens a turn running to the next one."""
+    turns: list[SpeakerTurn] = []
+    matches = list(_SPEAKER.finditer(text))
+    for i, m in enumerate(matches):
+        name = m.group("name")
+        if name.lower() in {"note", "notes", "update", "fyi", "todo", "decision", "summary",
+                            "action", "status", "q", "a", "re", "subject", "date", "owner", "name",
+                            "role", "team", "title", "email", "department", "location", "manager",
+                            "lead", "project", "when", "where", "attendees", "participants",
+                            "goal", "goals", "outcome", "context", "problem", "impact",
+                            "resolution", "timeline", "background", "next steps", "risk",
+                            "risks", "description", "reporter", "assignee", "priority", "tags",
+                            "note", "warning", "tip", "info", "important"}:
+            continue
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
+        turns.append(SpeakerTurn(name, m.start("name"), m.end("name"), m.end(), end))
+    return turns
+
+
+def first_person_spans(text: str, turn: SpeakerTurn) -> list[tuple[int, int, str]]:
+    body = text[turn.body_start : turn.body_end]
+    return [
+        (turn.body_start + m.start(), turn.body_start + m.end(), m.group(0))
+        for m in _FIRST_PERSON.finditer(body)
+    ]

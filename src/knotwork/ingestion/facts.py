@@ -1,0 +1,67 @@
+"""Fact bookkeeping (pure): dedup against existing facts, contradiction of functional facts."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from knotwork.domain.ids import stable_id
+from knotwork.domain.models import Fact, RelationType
+
+# A person works at one company, reports to one manager; a project has one lead.
+FUNCTIONAL_BY_SOURCE = frozenset({RelationType.WORKS_AT, RelationType.REPORTS_TO,
+                                  RelationType.HEADQUARTERED_IN})
+FUNCTIONAL_BY_TARGET = frozenset({RelationType.LEADS})
+
+
+def fact_key(text: str) -> str:
+    return re.sub(r"\W+", " ", text.lower()).strip()
+
+
+def fact_id(group_id: str, source: str, target: str, rtype: RelationType, text: str) -> str:
+    if rtype is RelationType.RELATED_TO:
+        return stable_id(group_id, "fact", source, target, rtype, fact_key(text))
+    return stable_id(group_id, "fact", source, target, rtype)
+
+
+def same_fact(a: Fact, b: Fact) -> bool:
+    if (a.source_id, a.target_id, a.type) != (b.source_id, b.target_id, b.type):
+        return False
+    return a.type is not RelationType.RELATED_TO or fact_key(a.fact) == fact_key(b.fact)
+
+
+def merge_into(existing: Fact, new: Fact) -> Fact:
+    """The same fact seen again: append its episodes, keep the earliest validity."""
+    episodes = list(dict.fromkeys([*existing.episodes, *new.episodes]))
+    valid_at = existing.valid_at
+    if new.valid_at is not None and (valid_at is None or new.valid_at < valid_at):
+        valid_at = new.valid_at
+    boost = 0.05 * (len(episodes) - len(existing.episodes))
+    return existing.model_copy(update={
+        "episodes": episodes,
+        "valid_at": valid_at,
+        "confidence": min(1.0, max(existing.confidence, new.confidence) + boost),
+    })
+
+
+def contradictions(new: Fact, existing: Iterable[Fact], now: datetime) -> list[Fact]:
+    """Older valid facts a new functional fact supersedes, with invalid_at set."""
+    out: list[Fact] = []
+    for old in existing:
+        if old.type is not new.type or old.invalid_at is not None or old.id == new.id:
+            continue
+        by_source = new.type in FUNCTIONAL_BY_SOURCE and old.source_id == new.source_id \
+            and old.target_id != new.target_id
+        by_target = new.type in FUNCTIONAL_BY_TARGET and old.target_id == new.target_id \
+            and old.source_id != new.source_id
+        if not (by_source or by_target):
+            continue
+        if old.valid_at is not None and new.valid_at is not None and old.valid_at > new.valid_at:
+            continue  # the "new" fact is older news: it does not end the newer one
+        out.append(old.model_copy(update={"invalid_at": new.valid_at or now, "expired_at": now}))
+    return out
+
+
+def unique_by_id(facts: Sequence[Fact]) -> list[Fact]:
+    return list({f.id: f for f in facts}.values())

@@ -1,0 +1,164 @@
+"""Turn chunk extractions into resolved entities, deduplicated facts and mentions.
+
+Pure apart from two read callbacks, so it is unit-testable with in-memory data.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from knotwork.domain.ids import stable_id
+from knotwork.domain.models import Entity, EntityMention, Episode, Fact
+from knotwork.ingestion.extraction.temporal import validity
+from knotwork.ingestion.extraction.types import ChunkExtraction, LocalEntity
+from knotwork.ingestion.facts import contradictions, fact_id, merge_into, same_fact
+from knotwork.resolution.exact import entity_keys, lookup_keys, resolve
+from knotwork.resolution.normalize import normalize_name
+
+EntityLookup = Callable[[Sequence[str]], list[Entity]]
+FactLookup = Callable[[Sequence[str]], list[Fact]]
+
+_SUMMARY_SENTENCES = 4
+_SUMMARY_CHARS = 600
+
+
+@dataclass
+class BatchResult:
+    entities: dict[str, Entity] = field(default_factory=dict)
+    facts: dict[str, Fact] = field(default_factory=dict)
+    graph_mentions: list[tuple[str, str]] = field(default_factory=list)
+    mentions: list[EntityMention] = field(default_factory=list)
+    entities_per_episode: dict[str, set[str]] = field(default_factory=dict)
+
+
+class BatchBuilder:
+    def __init__(self, group_id: str, now: datetime, find_entities: EntityLookup,
+                 facts_of: FactLookup) -> None:
+        self._group = group_id
+        self._now = now
+        self._find = find_entities
+        self._facts_of = facts_of
+
+    def build(self, items: Sequence[tuple[Episode, ChunkExtraction]]) -> BatchResult:
+        result = BatchResult()
+        local_ids = self._resolve_all(items, result)
+        self._facts(items, local_ids, result)
+        self._summaries(result)
+        return result
+
+    # ------------------------------------------------------------------ entities
+    def _resolve_all(self, items: Sequence[tuple[Episode, ChunkExtraction]],
+                     result: BatchResult) -> list[list[str]]:
+        wanted = {k for _, ex in items for ent in ex.entities for k in lookup_keys(ent.key, ent.type)}
+        wanted |= {normalize_name(a) for _, ex in items for ent in ex.entities for a in ent.aliases}
+        candidates = self._find(sorted(wanted)) if wanted else []
+        by_key: dict[str, Entity] = {}
+        local_ids: list[list[str]] = []
+        for episode, ex in items:
+            ids: list[str] = []
+            seen_here: set[str] = set()
+            for ent in ex.entities:
+                entity = self._resolve_one(ent, candidates, by_key, result, episode)
+                ids.append(entity.id)
+                if entity.id not in seen_here:
+                    seen_here.add(entity.id)
+                    result.graph_mentions.append((episode.id, entity.id))
+                for m in ent.mentions:
+                    result.mentions.append(EntityMention(
+                        id=stable_id(episode.id, "mention", str(m.start), str(m.end)),
+                        group_id=self._group, chunk_id=episode.id, entity_id=entity.id,
+                        span_start=m.start, span_end=m.end, text=m.text, extractor=m.extractor,
+                        confidence=m.confidence))
+            result.entities_per_episode[episode.id] = seen_here
+            local_ids.append(ids)
+        return local_ids
+
+    def _resolve_one(self, ent: LocalEntity, candidates: list[Entity], by_key: dict[str, Entity],
+                     result: BatchResult, episode: Episode) -> Entity:
+        entity = by_key.get(ent.key)
+        if entity is None:
+            pool = list(result.entities.values()) + candidates
+            decision = resolve(ent.key, ent.type, pool)
+            entity = decision.entity
+        if entity is not None:
+            entity = result.entities.get(entity.id, entity)
+            aliases = list(entity.aliases)
+            for name in {ent.name, *ent.aliases}:
+                if normalize_name(name) != entity.canonical_name and name not in aliases:
+                    aliases.append(name)
+            keys = entity_keys(entity.canonical_name, [normalize_name(a) for a in aliases], entity.type)
+            first_in_batch = entity.id not in result.entities
+            entity = entity.model_copy(update={
+                "aliases": aliases,
+                "name_keys": list(dict.fromkeys([*entity.name_keys, *keys])),
+                "evidence_count": entity.evidence_count + (1 if first_in_batch else 0),
+                "confidence": max(entity.confidence, ent.confidence),
+                "updated_at": self._now,
+            })
+        else:
+            aliases = sorted(a for a in ent.aliases if normalize_name(a) != ent.key)
+            entity = Entity(
+                id=stable_id(self._group, "entity", ent.key), group_id=self._group,
+                name=ent.name, canonical_name=ent.key, type=ent.type, subtype=ent.subtype,
+                aliases=aliases,
+                name_keys=entity_keys(ent.key, [normalize_name(a) for a in aliases], ent.type),
+                confidence=ent.confidence, evidence_count=1,
+                created_at=episode.valid_at if episode.valid_at < self._now else self._now,
+                updated_at=self._now)
+        result.entities[entity.id] = entity
+        for key in entity.name_keys:
+            if not key.startswith("first:"):
+                by_key.setdefault(key, entity)
+        by_key[ent.key] = entity
+        return entity
+
+    # ------------------------------------------------------------------ facts
+    def _facts(self, items: Sequence[tuple[Episode, ChunkExtraction]], local_ids: list[list[str]],
+               result: BatchResult) -> None:
+        proposed: list[Fact] = []
+        for (episode, ex), ids in zip(items, local_ids, strict=True):
+            for rel in ex.relations:
+                src, tgt = ids[rel.source], ids[rel.target]
+                if src == tgt:
+                    continue
+                valid_at, invalid_at = validity(rel.fact, episode.valid_at)
+                proposed.append(Fact(
+                    id=fact_id(self._group, src, tgt, rel.type, rel.fact), group_id=self._group,
+                    source_id=src, target_id=tgt, type=rel.type, fact=rel.fact,
+                    confidence=rel.confidence, episodes=[episode.id],
+                    valid_at=valid_at or episode.valid_at, invalid_at=invalid_at,
+                    created_at=self._now, extraction_method=rel.method))
+        if not proposed:
+            return
+        involved = sorted({f.source_id for f in proposed} | {f.target_id for f in proposed})
+        known: dict[str, Fact] = {f.id: f for f in self._facts_of(involved)}
+        for new in sorted(proposed, key=lambda f: f.valid_at or self._now):
+            match = next((f for f in known.values() if same_fact(f, new)), None)
+            merged = merge_into(match, new) if match is not None else new
+            known[merged.id] = merged
+            result.facts[merged.id] = merged
+            for ended in contradictions(merged, list(known.values()), self._now):
+                known[ended.id] = ended
+                result.facts[ended.id] = ended
+
+    # ------------------------------------------------------------------ summaries
+    def _summaries(self, result: BatchResult) -> None:
+        """Extractive summary: the entity's most confident current fact sentences."""
+        by_entity: dict[str, list[Fact]] = {}
+        for fact in result.facts.values():
+            if fact.invalid_at is None:
+                by_entity.setdefault(fact.source_id, []).append(fact)
+                by_entity.setdefault(fact.target_id, []).append(fact)
+        for entity_id, facts in by_entity.items():
+            entity = result.entities.get(entity_id)
+            if entity is None:
+                continue
+            sentences = [s for s in re.split(r"(?<=[.!?])\s+", entity.summary) if s]
+            for fact in sorted(facts, key=lambda f: (-f.confidence, f.fact)):
+                if fact.fact not in sentences:
+                    sentences.append(fact.fact)
+            summary = " ".join(sentences[:_SUMMARY_SENTENCES])[:_SUMMARY_CHARS]
+            result.entities[entity_id] = entity.model_copy(update={"summary": summary})

@@ -1,0 +1,231 @@
+"""Confluence Cloud pages (REST API v2 page objects saved as JSON) to ``RawDocument``s.
+
+A directory holds ``*.json`` files (searched recursively); each is one page object, a
+list of them, or a paginated response ``{"results": [...], "_links": {...}}``.  An
+optional ``users.json`` maps account ids to display names, either as
+``{accountId: displayName}`` or as a list of user objects (``accountId`` +
+``displayName``/``publicName``).  Only pages whose status is ``current`` are loaded;
+when the same page id appears more than once the highest version wins.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from knotwork.domain.models import RawDocument, SourceSystem
+from knotwork.domain.timeutil import from_iso
+from knotwork.ingestion.loaders.errors import LoaderError
+from knotwork.ingestion.loaders.xhtml import html_to_text
+
+__all__ = ["USERS_FILE", "load_confluence", "looks_like_page", "read_json"]
+
+USERS_FILE = "users.json"
+
+
+def read_json(path: Path, root: Path | None = None) -> Any:
+    """Parse a JSON file; a ``LoaderError`` naming the file if it is unreadable or malformed."""
+    name = _display_name(path, root)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise LoaderError(f"cannot read {name}: {exc.strerror or exc}") from exc
+    return parse_json_bytes(raw, name)
+
+
+def parse_json_bytes(raw: bytes, name: str) -> Any:
+    try:
+        return json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise LoaderError(f"malformed JSON in {name}: not UTF-8 text") from exc
+    except json.JSONDecodeError as exc:
+        raise LoaderError(
+            f"malformed JSON in {name}: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        ) from exc
+
+
+def _display_name(path: Path, root: Path | None) -> str:
+    if root is not None:
+        try:
+            return path.relative_to(root).as_posix()
+        except ValueError:
+            pass
+    return path.name
+
+
+def looks_like_page(obj: object) -> bool:
+    """True for a Confluence page object (v2, or v1 with ``body.storage``)."""
+    if not isinstance(obj, dict):
+        return False
+    body = obj.get("body")
+    if isinstance(body, dict) and isinstance(body.get("storage"), dict):
+        return True
+    return "title" in obj and ("spaceId" in obj or "version" in obj)
+
+
+def page_objects(data: object) -> tuple[list[dict[str, Any]], str | None]:
+    """Page dicts in a parsed file, plus a ``_links.base`` from a paginated wrapper."""
+    base: str | None = None
+    items: object = data
+    if isinstance(data, dict) and isinstance(data.get("results"), list):
+        links = data.get("_links")
+        if isinstance(links, dict) and isinstance(links.get("base"), str):
+            base = links["base"]
+        items = data["results"]
+    if isinstance(items, dict):
+        items = [items]
+    if not isinstance(items, list):
+        return [], base
+    return [item for item in items if isinstance(item, dict)], base
+
+
+def _load_users(path: Path, root: Path) -> dict[str, str]:
+    data = read_json(path, root)
+    users: dict[str, str] = {}
+    if isinstance(data, dict) and isinstance(data.get("results"), list):
+        data = data["results"]
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if isinstance(value, str):
+                users[str(key)] = value
+            elif isinstance(value, dict):
+                name = value.get("displayName") or value.get("publicName")
+                if isinstance(name, str):
+                    users[str(key)] = name
+    elif isinstance(data, list):
+        for item in data:
+            if not isinstance(item, dict):
+                continue
+            account = item.get("accountId") or item.get("id")
+            name = item.get("displayName") or item.get("publicName")
+            if account is not None and isinstance(name, str):
+                users[str(account)] = name
+    return users
+
+
+def _str(value: object) -> str | None:
+    if value is None or isinstance(value, (dict, list)):
+        return None
+    text = str(value).strip()
+    return text or None
+
+
+def _time(value: object) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return from_iso(value)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _storage_value(page: Mapping[str, Any]) -> str:
+    body = _dict(page.get("body"))
+    storage = body.get("storage")
+    if isinstance(storage, dict) and isinstance(storage.get("value"), str):
+        return str(storage["value"])
+    if isinstance(body.get("value"), str):  # body requested with a single representation
+        return str(body["value"])
+    return ""
+
+
+def _version_number(page: Mapping[str, Any]) -> int:
+    number = _dict(page.get("version")).get("number")
+    return number if isinstance(number, int) else 0
+
+
+def _page_document(
+    page: Mapping[str, Any], users: Mapping[str, str], base: str | None
+) -> RawDocument | None:
+    page_id = _str(page.get("id"))
+    if page_id is None:
+        return None
+    content = html_to_text(_storage_value(page), users)
+    if not content.strip():
+        return None
+    version = _dict(page.get("version"))
+    history = _dict(page.get("history"))  # v1 shape
+    links = _dict(page.get("_links"))
+    webui = _str(links.get("webui"))
+    link_base = _str(links.get("base")) or base
+    url = None
+    if webui:
+        url = link_base.rstrip("/") + webui if link_base and webui.startswith("/") else webui
+    author_id = _str(version.get("authorId")) or _str(page.get("authorId"))
+    if author_id is None:
+        by = _dict(version.get("by"))
+        author_id = _str(by.get("accountId")) or _str(by.get("displayName"))
+    created = _time(page.get("createdAt")) or _time(history.get("createdDate"))
+    modified = _time(version.get("createdAt")) or _time(version.get("when")) or created
+    metadata: dict[str, str] = {}
+    space_id = _str(page.get("spaceId")) or _str(_dict(page.get("space")).get("key"))
+    if space_id:
+        metadata["space_id"] = space_id
+    parent_id = _str(page.get("parentId"))
+    if parent_id:
+        metadata["parent_id"] = parent_id
+    if "number" in version:
+        metadata["version"] = str(version["number"])
+    creator = _str(page.get("authorId"))
+    if creator:
+        metadata["created_by"] = users.get(creator, creator)
+    return RawDocument(
+        source_system=SourceSystem.CONFLUENCE,
+        source_id=page_id,
+        title=_str(page.get("title")) or f"Confluence page {page_id}",
+        content=content,
+        url=url,
+        author=users.get(author_id, author_id) if author_id else None,
+        created_at=created,
+        modified_at=modified,
+        mime_type="text/plain",
+        metadata=metadata,
+    )
+
+
+def load_confluence(path: Path) -> tuple[list[RawDocument], int]:
+    """Load a directory (or one JSON file) of Confluence pages.
+
+    Returns ``(documents, skipped)``: skipped counts non-current pages, pages without
+    text, and JSON values that are not pages.
+    """
+    if not path.exists():
+        raise LoaderError(f"path does not exist: {path}")
+    root = path if path.is_dir() else path.parent
+    files = sorted(root.rglob("*.json")) if path.is_dir() else [path]
+    users_path = root / USERS_FILE
+    users = _load_users(users_path, root) if users_path.is_file() else {}
+    best: dict[str, tuple[int, RawDocument]] = {}
+    skipped = 0
+    for file in files:
+        relative = file.relative_to(root).parts if path.is_dir() else (file.name,)
+        if file.name == USERS_FILE or any(part.startswith(".") for part in relative):
+            continue
+        pages, base = page_objects(read_json(file, root))
+        if not pages:
+            skipped += 1
+            continue
+        for page in pages:
+            status = str(page.get("status") or "current").lower()
+            if status != "current" or not looks_like_page(page):
+                skipped += 1
+                continue
+            document = _page_document(page, users, base)
+            if document is None:
+                skipped += 1
+                continue
+            number = _version_number(page)
+            previous = best.get(document.source_id)
+            if previous is not None:
+                skipped += 1
+                if previous[0] >= number:
+                    continue
+            best[document.source_id] = (number, document)
+    return [document for _, document in best.values()], skipped

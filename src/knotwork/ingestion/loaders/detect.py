@@ -1,0 +1,117 @@
+"""Pick the right loader for a path and run it.
+
+- a ``.zip``, or a directory with ``channels.json`` (itself or one folder down): Slack
+- a directory (or ``.json`` file) whose JSON looks like Confluence page objects: Confluence
+- a Markdown / text / HTML file, or a directory containing such files: files
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from knotwork.domain.models import RawDocument
+from knotwork.ingestion.loaders.confluence import (
+    USERS_FILE,
+    load_confluence,
+    looks_like_page,
+    page_objects,
+    read_json,
+)
+from knotwork.ingestion.loaders.errors import LoaderError
+from knotwork.ingestion.loaders.files import SUPPORTED_SUFFIXES, load_files
+from knotwork.ingestion.loaders.slack import find_slack_root, load_slack
+
+__all__ = ["LoadResult", "LoaderError", "SourceKind", "detect_kind", "load_path"]
+
+_MAX_PROBED_JSON = 50
+
+
+class SourceKind(StrEnum):
+    CONFLUENCE = "confluence"
+    SLACK = "slack"
+    FILES = "files"
+
+
+class LoadResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: SourceKind
+    documents: list[RawDocument] = Field(default_factory=list)
+    skipped: int = 0
+
+
+def _has_pages(data: object) -> bool:
+    pages, _ = page_objects(data)
+    return any(looks_like_page(page) for page in pages)
+
+
+def _visible(path: Path, root: Path) -> bool:
+    return not any(part.startswith(".") for part in path.relative_to(root).parts)
+
+
+def _detect_file(path: Path) -> SourceKind:
+    suffix = path.suffix.lower()
+    if suffix == ".zip":
+        return SourceKind.SLACK
+    if suffix == ".json":
+        if _has_pages(read_json(path)):
+            return SourceKind.CONFLUENCE
+        raise LoaderError(f"not a Confluence page export: {path.name}")
+    if suffix in SUPPORTED_SUFFIXES:
+        return SourceKind.FILES
+    raise LoaderError(f"unsupported file type {suffix or '(none)'}: {path.name}")
+
+
+def _detect_dir(path: Path) -> SourceKind:
+    if find_slack_root(path) is not None:
+        return SourceKind.SLACK
+    malformed: LoaderError | None = None
+    json_files = [
+        file
+        for file in sorted(path.rglob("*.json"))
+        if file.name != USERS_FILE and file.is_file() and _visible(file, path)
+    ]
+    for file in json_files[:_MAX_PROBED_JSON]:
+        try:
+            data = read_json(file, path)
+        except LoaderError as exc:
+            malformed = malformed or exc
+            continue
+        if _has_pages(data):
+            return SourceKind.CONFLUENCE
+    for file in path.rglob("*"):
+        if file.suffix.lower() in SUPPORTED_SUFFIXES and file.is_file() and _visible(file, path):
+            return SourceKind.FILES
+    if malformed is not None:
+        raise malformed
+    raise LoaderError(
+        f"nothing ingestible in {path}: no Slack export, Confluence pages or .md/.txt/.html files"
+    )
+
+
+def detect_kind(path: Path) -> SourceKind:
+    """Which loader handles ``path``; ``LoaderError`` when none does."""
+    if not path.exists():
+        raise LoaderError(f"path does not exist: {path}")
+    return _detect_dir(path) if path.is_dir() else _detect_file(path)
+
+
+def load_path(path: Path) -> LoadResult:
+    """Detect the kind of ``path`` and load it into ``RawDocument``s."""
+    path = Path(path).expanduser()
+    kind = detect_kind(path)
+    if kind is SourceKind.SLACK:
+        documents, skipped = load_slack(path)
+    elif kind is SourceKind.CONFLUENCE:
+        documents, skipped = load_confluence(path)
+    else:
+        documents, skipped = load_files(path)
+        if not documents:
+            raise LoaderError(
+                f"nothing ingestible in {path}: {skipped} file(s) skipped "
+                "(empty or unsupported type)"
+            )
+    return LoadResult(kind=kind, documents=documents, skipped=skipped)

@@ -1,0 +1,135 @@
+"""Plain files to ``RawDocument``s: Markdown and text as is, HTML as structured text.
+
+``source_id`` is the path relative to the root given (a single file: its name); both
+``created_at`` and ``modified_at`` come from the file's mtime.  Hidden files and
+folders are ignored; files with other extensions, empty files and unreadable files
+are skipped and counted.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+from knotwork.domain.models import RawDocument, SourceSystem
+from knotwork.ingestion.loaders.errors import LoaderError
+from knotwork.ingestion.loaders.xhtml import convert_html
+
+__all__ = ["HTML_SUFFIXES", "SUPPORTED_SUFFIXES", "TEXT_SUFFIXES", "load_files"]
+
+MARKDOWN_SUFFIXES = frozenset({".md", ".markdown"})
+TEXT_SUFFIXES = MARKDOWN_SUFFIXES | {".txt"}
+HTML_SUFFIXES = frozenset({".html", ".htm"})
+SUPPORTED_SUFFIXES = TEXT_SUFFIXES | HTML_SUFFIXES
+
+_ATX_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
+_SETEXT_UNDERLINE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+_FRONT_MATTER_TITLE = re.compile(r"^title:[ \t]*(.+?)[ \t]*$", re.MULTILINE)
+
+
+def markdown_title(text: str) -> str | None:
+    """The first Markdown heading (ATX or setext, outside code fences), else front matter."""
+    lines = text.splitlines()
+    start = 0
+    if lines and lines[0].strip() == "---":
+        end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), 0)
+        if end:
+            match = _FRONT_MATTER_TITLE.search("\n".join(lines[1:end]))
+            if match:
+                return match.group(1).strip("\"'") or None
+            start = end + 1
+    in_fence = False
+    for index in range(start, len(lines)):
+        line = lines[index]
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        match = _ATX_HEADING.match(line)
+        if match:
+            return match.group(1).strip()
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        if (
+            line.strip()
+            and not _SETEXT_UNDERLINE.match(line)
+            and _SETEXT_UNDERLINE.match(following)
+        ):
+            return line.strip()
+    return None
+
+
+def _read_text(path: Path) -> str:
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+def _document(file: Path, root: Path) -> RawDocument | None:
+    suffix = file.suffix.lower()
+    text = _read_text(file)
+    metadata = {"path": str(file.resolve()), "extension": suffix}
+    if suffix in HTML_SUFFIXES:
+        converted = convert_html(text)
+        content, title = converted.text, converted.title
+        mime_type = "text/plain"
+        metadata["original_mime_type"] = "text/html"
+    else:
+        content, title = text.strip("\n"), markdown_title(text)
+        mime_type = "text/markdown" if suffix in MARKDOWN_SUFFIXES else "text/plain"
+    if not content.strip():
+        return None
+    mtime = datetime.fromtimestamp(file.stat().st_mtime, UTC)
+    return RawDocument(
+        source_system=SourceSystem.FILE,
+        source_id=file.relative_to(root).as_posix(),
+        title=title or file.stem,
+        content=content,
+        created_at=mtime,
+        modified_at=mtime,
+        mime_type=mime_type,
+        metadata=metadata,
+    )
+
+
+def _candidates(path: Path) -> list[Path]:
+    found: list[Path] = []
+    for file in sorted(path.rglob("*")):
+        relative = file.relative_to(path).parts
+        if any(part.startswith(".") for part in relative) or not file.is_file():
+            continue
+        found.append(file)
+    return found
+
+
+def load_files(path: Path) -> tuple[list[RawDocument], int]:
+    """Load one file or a directory tree; returns ``(documents, skipped_files)``."""
+    if not path.exists():
+        raise LoaderError(f"path does not exist: {path}")
+    if path.is_file():
+        if path.suffix.lower() not in SUPPORTED_SUFFIXES:
+            raise LoaderError(f"unsupported file type {path.suffix or '(none)'}: {path.name}")
+        try:
+            document = _document(path, path.parent)
+        except OSError as exc:
+            raise LoaderError(f"cannot read {path.name}: {exc.strerror or exc}") from exc
+        return ([document], 0) if document is not None else ([], 1)
+    documents: list[RawDocument] = []
+    skipped = 0
+    for file in _candidates(path):
+        if file.suffix.lower() not in SUPPORTED_SUFFIXES:
+            skipped += 1
+            continue
+        try:
+            document = _document(file, path)
+        except OSError:
+            document = None
+        if document is None:
+            skipped += 1
+        else:
+            documents.append(document)
+    return documents, skipped

@@ -1,0 +1,234 @@
+"""Ingestion: load → chunk → extract → resolve → facts → write graph, vectors, SQL.
+
+Writes go graph first, then vectors, then SQL (where the document is marked
+COMPLETED last), all as idempotent upserts keyed by deterministic ids: a crash
+mid-way leaves the document unfinished and the next run redoes it harmlessly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import structlog
+
+from knotwork.domain.ids import content_hash, stable_id
+from knotwork.domain.models import (
+    Chunk,
+    Document,
+    Entity,
+    Episode,
+    Fact,
+    ProcessingStatus,
+    RawDocument,
+)
+from knotwork.domain.ports import Collection, VectorPoint
+from knotwork.domain.timeutil import ensure_utc, to_iso, utcnow
+from knotwork.ingestion.chunking import chunk_text
+from knotwork.ingestion.extraction.mentions import KnownName
+from knotwork.ingestion.graph_builder import BatchBuilder, BatchResult
+from knotwork.runtime import Runtime
+
+log = structlog.get_logger(__name__)
+
+Progress = Callable[[int], None]
+
+
+@dataclass
+class IngestReport:
+    documents_seen: int = 0
+    documents_ingested: int = 0
+    documents_unchanged: int = 0
+    chunks: int = 0
+    entities: int = 0
+    facts: int = 0
+    episode_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Prepared:
+    document: Document
+    chunks: list[Chunk]
+    episodes: list[Episode]
+
+
+class IngestionPipeline:
+    def __init__(self, runtime: Runtime, group_id: str, batch_documents: int = 16) -> None:
+        self._rt = runtime
+        self._group = group_id
+        self._batch = batch_documents
+        self._known: dict[str, KnownName] | None = None
+
+    # ------------------------------------------------------------------ public
+    def ingest(self, documents: Iterable[RawDocument], progress: Progress | None = None) -> IngestReport:
+        self._rt.graph.ensure_schema(self._group)
+        report = IngestReport()
+        pending: list[_Prepared] = []
+        for raw in documents:
+            report.documents_seen += 1
+            prepared = self._prepare(raw)
+            if prepared is None:
+                report.documents_unchanged += 1
+                if progress:
+                    progress(1)
+                continue
+            pending.append(prepared)
+            if len(pending) >= self._batch:
+                self._process(pending, report, progress)
+                pending = []
+        if pending:
+            self._process(pending, report, progress)
+        return report
+
+    def add_episode(self, raw: RawDocument, context_episodes: int = 3) -> IngestReport:
+        """One message or text: prior episodes of the group give coreference context."""
+        self._rt.graph.ensure_schema(self._group)
+        report = IngestReport(documents_seen=1)
+        prepared = self._prepare(raw)
+        if prepared is None:
+            report.documents_unchanged = 1
+            existing = self._rt.documents.get_document_by_source(
+                self._group, raw.source_system, raw.source_id)
+            report.episode_ids = [c.id for c in self._chunks_of(existing)] if existing else []
+            return report
+        recent = self._rt.graph.recent_episode_ids(self._group, context_episodes)
+        context: list[KnownName] = []
+        for episode_id in recent:
+            ids = self._rt.graph.episode_entity_ids(self._group, episode_id)
+            for entity in self._rt.graph.get_entities(self._group, ids):
+                context.append(KnownName(entity.name, entity.type, entity.subtype))
+        self._process([prepared], report, None, context)
+        return report
+
+    # ------------------------------------------------------------------ steps
+    def _chunks_of(self, document: Document) -> list[Chunk]:
+        ids = [stable_id(document.id, "chunk", str(i)) for i in range(document.chunk_count)]
+        return self._rt.documents.get_chunks(ids)
+
+    def _prepare(self, raw: RawDocument) -> _Prepared | None:
+        settings = self._rt.settings
+        doc_id = stable_id(self._group, "document", raw.source_system, raw.source_id)
+        digest = content_hash(f"{raw.title}\n{raw.content}")
+        existing = self._rt.documents.get_document_by_source(self._group, raw.source_system, raw.source_id)
+        if existing is not None and existing.content_hash == digest \
+                and existing.processing_status is ProcessingStatus.COMPLETED:
+            return None
+        now = utcnow()
+        when = ensure_utc(raw.modified_at or raw.created_at or now)
+        spans = chunk_text(raw.content, settings.chunk_tokens, settings.chunk_overlap)
+        chunks = [
+            Chunk(id=stable_id(doc_id, "chunk", str(s.index)), document_id=doc_id,
+                  group_id=self._group, index=s.index, content=s.text, start_offset=s.start,
+                  end_offset=s.end, token_count=s.token_count)
+            for s in spans
+        ]
+        document = Document(
+            id=doc_id, group_id=self._group, source_system=raw.source_system,
+            source_id=raw.source_id, title=raw.title, url=raw.url, author=raw.author,
+            created_at=raw.created_at, modified_at=raw.modified_at, mime_type=raw.mime_type,
+            content_hash=digest, processing_status=ProcessingStatus.PROCESSING,
+            chunk_count=len(chunks), metadata=raw.metadata)
+        episodes = [
+            Episode(id=c.id, group_id=self._group,
+                    name=raw.title if len(chunks) == 1 else f"{raw.title} #{c.index + 1}",
+                    content=c.content, source=raw.episode_source,
+                    source_description=f"{raw.source_system}:{raw.source_id}",
+                    document_id=doc_id, valid_at=when, created_at=now)
+            for c in chunks
+        ]
+        return _Prepared(document, chunks, episodes)
+
+    def _known_names(self) -> dict[str, KnownName]:
+        if self._known is None:
+            self._known = {}
+            for entity in self._rt.graph.list_entities(self._group):
+                self._remember(entity)
+        return self._known
+
+    def _remember(self, entity: Entity) -> None:
+        assert self._known is not None
+        for key in entity.name_keys:
+            if not key.startswith("first:") and len(key) >= 3:
+                self._known.setdefault(key, KnownName(entity.name, entity.type, entity.subtype))
+
+    def _process(self, batch: Sequence[_Prepared], report: IngestReport, progress: Progress | None,
+                 context: Sequence[KnownName] = ()) -> None:
+        rt = self._rt
+        known = self._known_names()
+        episodes = [e for p in batch for e in p.episodes]
+        titled = [f"{e.content}" for e in episodes]
+        extractions = rt.extractor.extract(titled, known, context)
+        now = utcnow()
+        builder = BatchBuilder(
+            self._group, now,
+            find_entities=lambda keys: rt.graph.find_entities_by_keys(self._group, keys),
+            facts_of=lambda ids: [h.fact for h in rt.graph.expand_facts(
+                self._group, ids, depth=1, include_invalid=True, limit=10_000)],
+        )
+        result = builder.build(list(zip(episodes, extractions, strict=True)))
+        self._write_graph(episodes, result)
+        self._write_vectors(batch, episodes, result)
+        self._write_sql(batch, result, now)
+        for entity in result.entities.values():
+            self._remember(entity)
+        report.documents_ingested += len(batch)
+        report.chunks += len(episodes)
+        report.entities += len(result.entities)
+        report.facts += len(result.facts)
+        report.episode_ids.extend(e.id for e in episodes)
+        log.info("ingest.batch", group=self._group, documents=len(batch), chunks=len(episodes),
+                 entities=len(result.entities), facts=len(result.facts))
+        if progress:
+            progress(len(batch))
+
+    # ------------------------------------------------------------------ writes
+    def _write_graph(self, episodes: Sequence[Episode], result: BatchResult) -> None:
+        graph = self._rt.graph
+        graph.upsert_episodes(episodes)
+        graph.upsert_entities(list(result.entities.values()))
+        graph.upsert_mentions(self._group, result.graph_mentions)
+        graph.upsert_facts(list(result.facts.values()))
+
+    def _write_vectors(self, batch: Sequence[_Prepared], episodes: Sequence[Episode],
+                       result: BatchResult) -> None:
+        embed = self._rt.embedder.embed
+        vectors = self._rt.vectors
+        entities = list(result.entities.values())
+        facts = list(result.facts.values())
+        titles = {p.document.id: p.document.title for p in batch}
+        chunk_texts = [f"{titles[e.document_id]}\n{e.content}" for e in episodes]
+        all_vectors = embed([_entity_text(e) for e in entities] + [f.fact for f in facts] + chunk_texts)
+        ent_vecs = all_vectors[: len(entities)]
+        fact_vecs = all_vectors[len(entities) : len(entities) + len(facts)]
+        chunk_vecs = all_vectors[len(entities) + len(facts) :]
+        vectors.upsert(Collection.ENTITIES, [
+            VectorPoint(id=e.id, vector=v, group_id=self._group,
+                        payload={"name": e.name, "entity_type": e.type.value, "confidence": e.confidence})
+            for e, v in zip(entities, ent_vecs, strict=True)])
+        vectors.upsert(Collection.FACTS, [
+            VectorPoint(id=f.id, vector=v, group_id=self._group,
+                        payload={"type": f.type.value, "source_id": f.source_id,
+                                 "target_id": f.target_id, "valid": f.invalid_at is None,
+                                 "valid_at": to_iso(f.valid_at), "invalid_at": to_iso(f.invalid_at)})
+            for f, v in zip(facts, fact_vecs, strict=True)])
+        vectors.upsert(Collection.CHUNKS, [
+            VectorPoint(id=e.id, vector=v, group_id=self._group,
+                        payload={"document_id": e.document_id,
+                                 "source_system": e.source_description.split(":", 1)[0]})
+            for e, v in zip(episodes, chunk_vecs, strict=True)])
+
+    def _write_sql(self, batch: Sequence[_Prepared], result: BatchResult, now: datetime) -> None:
+        store = self._rt.documents
+        for prepared in batch:
+            store.save_document(prepared.document, prepared.chunks)
+        store.add_mentions(result.mentions)
+        for prepared in batch:
+            count = len({eid for e in prepared.episodes
+                         for eid in result.entities_per_episode.get(e.id, set())})
+            store.set_status(prepared.document.id, ProcessingStatus.COMPLETED, entity_count=count)
+
+
+def _entity_text(entity: Entity) -> str:
+    kind = entity.subtype.lower() if entity.subtype else entity.type.value.lower()
+    return f"{entity.name} ({kind}). {entity.summary}".strip()

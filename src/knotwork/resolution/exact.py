@@ -1,0 +1,55 @@
+"""Walking-skeleton resolver: exact normalised name or alias, plus unique given name.
+
+Pure logic over candidates fetched by key; the full blocking + scoring resolver
+replaces the decision function, not the callers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from knotwork.domain.models import Entity, EntityType
+from knotwork.resolution.normalize import first_name_key
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    entity: Entity | None  # None: a new entity
+    confidence: float
+    alternatives: tuple[tuple[Entity, float], ...] = ()
+
+
+def lookup_keys(key: str, etype: EntityType) -> list[str]:
+    keys = [key]
+    if etype is EntityType.PERSON and " " not in key:
+        keys.append(f"first:{key}")
+    return keys
+
+
+def entity_keys(name_key: str, aliases: Iterable[str], etype: EntityType) -> list[str]:
+    """The keys stored on an entity: its name, its aliases, and (people) its given name."""
+    keys = [name_key, *aliases]
+    if etype is EntityType.PERSON:
+        first = first_name_key(name_key)
+        if first:
+            keys.append(first)
+    if etype is EntityType.PRODUCT and name_key.startswith("project "):
+        keys.append(name_key.removeprefix("project "))
+    return list(dict.fromkeys(k for k in keys if k))
+
+
+def resolve(key: str, etype: EntityType, candidates: Sequence[Entity]) -> Resolution:
+    exact = [c for c in candidates if key in c.name_keys and not key.startswith("first:")]
+    if exact:
+        same_type = [c for c in exact if c.type is etype]
+        best = (same_type or exact)[0]
+        rest = tuple((c, 0.9) for c in exact if c.id != best.id)
+        return Resolution(best, 1.0 if best.type is etype else 0.9, rest)
+    if etype is EntityType.PERSON and " " not in key:
+        people = [c for c in candidates if c.type is EntityType.PERSON and f"first:{key}" in c.name_keys]
+        if len(people) == 1:
+            return Resolution(people[0], 0.8)
+        if people:
+            return Resolution(None, 0.5, tuple((p, 0.5) for p in people))
+    return Resolution(None, 1.0)

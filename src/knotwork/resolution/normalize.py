@@ -1,0 +1,43 @@
+"""Name normalisation: the exact-match key used for resolution."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from knotwork.ingestion.extraction.lexicon import TITLES
+
+_SPACE = re.compile(r"\s+")
+_EDGE_PUNCT = re.compile(r"^[\W_]+|[\W_]+$")
+_POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$", re.IGNORECASE)
+
+
+def strip_accents(text: str) -> str:
+    return "".join(
+        c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)
+    )
+
+
+def clean_display_name(text: str) -> str:
+    """Human-readable name: trimmed, single-spaced, no possessive, no leading article/title."""
+    name = _SPACE.sub(" ", text).strip()
+    name = _POSSESSIVE.sub("", name).strip()
+    words = name.split(" ")
+    while len(words) > 1 and words[0].lower().rstrip(".") in ({"the"} | TITLES):
+        words = words[1:]
+    name = " ".join(words)
+    return _EDGE_PUNCT.sub("", name) if not name.endswith((".js", "++", "#")) else name
+
+
+def normalize_name(text: str) -> str:
+    """Canonical key: accents folded, lower case, titles/articles/possessives stripped."""
+    name = strip_accents(clean_display_name(text)).lower()
+    name = name.replace("&", " and ")
+    name = re.sub(r"[^\w+#.]+", " ", name)
+    return _SPACE.sub(" ", name).strip(" .")
+
+
+def first_name_key(normalized: str) -> str | None:
+    """Key that lets a lone given name find the one person who has it."""
+    parts = normalized.split(" ")
+    return f"first:{parts[0]}" if len(parts) >= 2 else None

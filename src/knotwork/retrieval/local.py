@@ -1,0 +1,209 @@
+"""Local (entity-centric) search: seeds → k-hop facts + source sentences → ranked → answer.
+
+With no LLM the answer is extractive: the best-supported fact or source sentence,
+verbatim, with its citations. Without support it abstains with low confidence.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from knotwork.domain.models import Entity, Fact, QueryMode, QueryResult
+from knotwork.domain.ports import Collection
+from knotwork.domain.timeutil import to_iso
+from knotwork.ingestion.chunking import count_tokens
+from knotwork.resolution.normalize import normalize_name
+from knotwork.retrieval.citations import CitationResolver
+from knotwork.retrieval.config import LocalSearchConfig
+from knotwork.retrieval.lexical import STOPWORDS, bm25_scores
+from knotwork.runtime import Runtime
+
+_SENTENCE = re.compile(r"[^\n.!?]+(?:[.!?]+(?=\s|$)|$)", re.MULTILINE)
+NO_ANSWER = "I could not find support for this in the knowledge graph."
+
+
+@dataclass
+class Unit:
+    """A candidate piece of evidence: a fact or a sentence of a source chunk."""
+
+    text: str
+    chunk_ids: list[str]
+    fact: Fact | None = None
+    bonus: float = 0.0
+    score: float = 0.0
+    parts: dict[str, float] = field(default_factory=dict)
+
+
+class LocalSearch:
+    def __init__(self, runtime: Runtime, group_id: str, config: LocalSearchConfig | None = None) -> None:
+        self._rt = runtime
+        self._group = group_id
+        self._cfg = config or LocalSearchConfig()
+
+    # ------------------------------------------------------------------ seeds
+    def seed_entities(self, question: str, qvec: Sequence[float]) -> dict[str, tuple[Entity, float]]:
+        words = re.findall(r"[\w.+#&'’-]+", question)
+        keys: set[str] = set()
+        for n in range(1, 5):
+            for i in range(len(words) - n + 1):
+                key = normalize_name(" ".join(words[i : i + n]))
+                if key and not (n == 1 and (key in STOPWORDS or len(key) < 3)):
+                    keys.add(key)
+                    if n == 1:
+                        keys.add(f"first:{key}")
+        seeds: dict[str, tuple[Entity, float]] = {}
+        named = self._rt.graph.find_entities_by_keys(self._group, sorted(keys)) if keys else []
+        for entity in named:
+            exact = any(k in keys for k in entity.name_keys if not k.startswith("first:"))
+            seeds[entity.id] = (entity, 1.0 if exact else 0.8)
+        hits = self._rt.vectors.search(Collection.ENTITIES, qvec, group_id=self._group,
+                                       limit=self._cfg.seed_vector_limit,
+                                       min_score=self._cfg.seed_min_score)
+        missing = [h.id for h in hits if h.id not in seeds]
+        by_id = {e.id: e for e in self._rt.graph.get_entities(self._group, missing)}
+        for hit in hits:
+            if hit.id in by_id:
+                seeds[hit.id] = (by_id[hit.id], hit.score)
+        return seeds
+
+    # ------------------------------------------------------------------ units
+    def _fact_units(self, seeds: dict[str, tuple[Entity, float]], qvec: Sequence[float],
+                    as_of: datetime | None) -> list[Unit]:
+        cfg = self._cfg
+        units: dict[str, Unit] = {}
+        strong = [eid for eid, (_, s) in seeds.items() if s >= 0.8] or list(seeds)
+        for hit in self._rt.graph.expand_facts(self._group, strong, depth=cfg.max_hops,
+                                               as_of=as_of, limit=cfg.fact_limit):
+            bonus = cfg.bonus_seed_fact if hit.hop == 0 else cfg.bonus_near_fact / hit.hop
+            units[hit.fact.id] = Unit(hit.fact.fact, list(hit.fact.episodes), hit.fact, bonus)
+        hits = self._rt.vectors.search(Collection.FACTS, qvec, group_id=self._group,
+                                       limit=cfg.fact_vector_limit)
+        extra = [h.id for h in hits if h.id not in units]
+        for fact in self._rt.graph.get_facts(self._group, extra):
+            if _valid(fact, as_of):
+                units[fact.id] = Unit(fact.fact, list(fact.episodes), fact)
+        return list(units.values())
+
+    def _sentence_units(self, qvec: Sequence[float], facts: list[Unit],
+                        seeds: dict[str, tuple[Entity, float]], as_of: datetime | None) -> list[Unit]:
+        hits = self._rt.vectors.search(Collection.CHUNKS, qvec, group_id=self._group,
+                                       limit=self._cfg.chunk_vector_limit)
+        chunk_ids = list(dict.fromkeys([h.id for h in hits] + [c for u in facts[:12] for c in u.chunk_ids[-2:]]))
+        episodes = self._rt.graph.get_episodes(self._group, chunk_ids)
+        names = [n for e, s in seeds.values() if s >= 0.8 for n in [e.name, *e.aliases]]
+        units: list[Unit] = []
+        for ep in episodes:
+            if as_of is not None and ep.valid_at > as_of:
+                continue
+            for m in _SENTENCE.finditer(ep.content):
+                text = m.group(0).strip()
+                if len(text) < 8:
+                    continue
+                named = any(n.lower() in text.lower() for n in names)
+                units.append(Unit(text, [ep.id], None, self._cfg.bonus_seed_named if named else 0.0))
+        return units
+
+    def _score(self, question: str, qvec: Sequence[float], units: list[Unit]) -> list[Unit]:
+        cfg = self._cfg
+        lexical = bm25_scores(question, [u.text for u in units])
+        for u, lex in zip(units, lexical, strict=True):
+            u.parts["lexical"] = lex
+        shortlist = sorted(units, key=lambda u: -(u.parts["lexical"] + u.bonus))[: cfg.max_units_scored]
+        vectors = self._rt.embedder.embed([u.text for u in shortlist])
+        for u, vec in zip(shortlist, vectors, strict=True):
+            sem = sum(a * b for a, b in zip(qvec, vec, strict=True))
+            u.parts["semantic"] = sem
+            u.score = cfg.weight_semantic * sem + cfg.weight_lexical * u.parts["lexical"] + u.bonus
+        return sorted(shortlist, key=lambda u: -u.score)
+
+    # ------------------------------------------------------------------ run
+    def run(self, question: str, *, as_of: datetime | None = None,
+            max_context_tokens: int = 4000, mode: QueryMode = QueryMode.LOCAL) -> QueryResult:
+        cfg = self._cfg
+        qvec = self._rt.embedder.embed([question])[0]
+        seeds = self.seed_entities(question, qvec)
+        facts = self._fact_units(seeds, qvec, as_of)
+        ranked = self._score(question, qvec, _dedupe(facts + self._sentence_units(qvec, facts, seeds, as_of)))
+        trace = [f"seeds: {', '.join(e.name for e, _ in seeds.values()) or 'none'}",
+                 f"candidates: {len(facts)} facts, {len(ranked)} units scored"]
+        resolver = CitationResolver(self._rt.documents)
+        if not ranked or ranked[0].score < cfg.min_answer_score:
+            best = ranked[0].score if ranked else 0.0
+            trace.append(f"abstained: best support {best:.2f} < {cfg.min_answer_score}")
+            return QueryResult(answer=NO_ANSWER, citations=[], confidence=round(min(0.2, max(best, 0.0)), 3),
+                               mode_used=mode, context="", reasoning_trace=trace)
+        top = ranked[0]
+        chosen = [top] + [u for u in ranked[1 : cfg.answer_units]
+                          if u.score >= top.score * cfg.answer_relative_cutoff]
+        answer = " ".join(_sentence(u.text) for u in chosen)
+        citations = resolver.resolve([(u.text, u.chunk_ids) for u in chosen], limit=cfg.citations)
+        context = self._context(seeds, ranked, resolver, max_context_tokens)
+        confidence = round(max(0.0, min(1.0, top.score)), 3)
+        trace.append(f"answer from {'fact' if top.fact else 'source sentence'} (score {top.score:.2f})")
+        return QueryResult(answer=answer, citations=citations, confidence=confidence, mode_used=mode,
+                           context=context, reasoning_trace=trace,
+                           entities=[e for e, _ in seeds.values()],
+                           facts=[u.fact for u in ranked if u.fact is not None][:20])
+
+    def _context(self, seeds: dict[str, tuple[Entity, float]], ranked: list[Unit],
+                 resolver: CitationResolver, budget: int) -> str:
+        parts: list[str] = []
+        used = 0
+
+        def add(line: str) -> bool:
+            nonlocal used
+            cost = count_tokens(line)
+            if used + cost > budget:
+                return False
+            parts.append(line)
+            used += cost
+            return True
+
+        if seeds:
+            add("Entities:")
+            for entity, _ in sorted(seeds.values(), key=lambda es: -es[1])[:10]:
+                add(f"- {entity.name} ({entity.type.value}): {entity.summary}".rstrip(": "))
+        facts = [u for u in ranked if u.fact is not None][:25]
+        if facts:
+            add("Facts:")
+            for u in facts:
+                fact = u.fact
+                assert fact is not None
+                since = f" [valid from {to_iso(fact.valid_at)}]" if fact.valid_at else ""
+                if not add(f"- {fact.fact}{since}"):
+                    break
+        chunk_ids = list(dict.fromkeys(c for u in ranked[:10] for c in u.chunk_ids))
+        sources = resolver.chunks(chunk_ids)
+        if sources:
+            add("Sources:")
+            for chunk, doc in sources:
+                if not add(f"[{doc.source_system}:{doc.source_id}] {doc.title}\n{chunk.content}"):
+                    break
+        return "\n".join(parts)
+
+
+def _valid(fact: Fact, as_of: datetime | None) -> bool:
+    if as_of is None:
+        return fact.invalid_at is None
+    started = fact.valid_at is None or fact.valid_at <= as_of
+    return started and (fact.invalid_at is None or as_of < fact.invalid_at)
+
+
+def _dedupe(units: list[Unit]) -> list[Unit]:
+    """Facts first: a source sentence already stated as a fact adds nothing."""
+    seen: dict[str, Unit] = {}
+    for u in units:
+        key = re.sub(r"\W+", " ", u.text.lower()).strip()
+        if key not in seen:
+            seen[key] = u
+        else:
+            seen[key].bonus = max(seen[key].bonus, u.bonus)
+    return list(seen.values())
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith((".", "!", "?")) else text + "."

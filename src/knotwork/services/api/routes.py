@@ -1,0 +1,108 @@
+"""REST routes (design doc 003 shapes). Handlers are sync: FastAPI runs them in a thread pool."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from knotwork.core import Knotwork
+from knotwork.domain.models import Citation, EntityType, EpisodeSource, QueryMode
+from knotwork.resolution.lookup import ResolveResult
+
+router = APIRouter()
+
+
+def _kw(request: Request) -> Knotwork:
+    kw = request.app.state.knotwork
+    assert isinstance(kw, Knotwork)
+    return kw
+
+
+KW = Annotated[Knotwork, Depends(_kw)]
+Group = Field(default=None, pattern=r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class QueryRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    query: str = Field(min_length=1, max_length=4000)
+    mode: Literal["AUTO", "LOCAL", "GLOBAL", "DRIFT"] = "AUTO"
+    max_context_tokens: int = Field(default=4000, ge=100, le=100_000)
+    include_citations: bool = True
+    include_context: bool = False
+    temperature: float = Field(default=0.1, ge=0.0, le=2.0)
+    as_of: datetime | None = None
+    group_id: str | None = Group
+
+    @field_validator("mode", mode="before")
+    @classmethod
+    def _upper(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
+
+
+class QueryResponse(BaseModel):
+    answer: str
+    citations: list[Citation]
+    confidence: float
+    mode_used: str
+    reasoning_trace: list[str]
+    context: str | None = None
+
+
+class EpisodeRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    content: str = Field(min_length=1, max_length=1_000_000)
+    source: EpisodeSource = EpisodeSource.MESSAGE
+    reference_time: datetime | None = None
+    name: str | None = None
+    group_id: str | None = Group
+
+
+class ResolveRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    mention_text: str = Field(min_length=1, max_length=500)
+    context: str = ""
+    entity_type_hint: EntityType | None = None
+    group_id: str | None = Group
+
+
+@router.get("/healthz")
+def healthz(kw: KW) -> dict[str, str]:
+    kw.runtime.graph.counts(kw.settings.group)
+    return {"status": "ok"}
+
+
+@router.post("/v1/graphrag/query", response_model=QueryResponse, response_model_exclude_none=True)
+def graphrag_query(body: QueryRequest, kw: KW) -> QueryResponse:
+    result = kw.query(body.query, group_id=body.group_id, mode=QueryMode(body.mode.lower()),
+                      as_of=body.as_of, max_context_tokens=body.max_context_tokens)
+    return QueryResponse(
+        answer=result.answer,
+        citations=result.citations if body.include_citations else [],
+        confidence=result.confidence,
+        mode_used=result.mode_used.value.upper(),
+        reasoning_trace=result.reasoning_trace,
+        context=result.context if body.include_context else None,
+    )
+
+
+@router.post("/v1/episodes")
+def add_episode(body: EpisodeRequest, kw: KW, request: Request) -> dict[str, object]:
+    with request.app.state.write_lock:
+        result = kw.add_episode(body.content, group_id=body.group_id,
+                                reference_time=body.reference_time, source=body.source,
+                                name=body.name)
+    return result.model_dump()
+
+
+@router.post("/v1/entities/resolve")
+def resolve_entity(body: ResolveRequest, kw: KW) -> dict[str, object]:
+    result: ResolveResult = kw.resolve_entity(body.mention_text, body.entity_type_hint, body.group_id)
+    return {
+        "resolved_entity_id": result.entity_id,
+        "name": result.name,
+        "confidence": result.confidence,
+        "alternatives": [a.model_dump() for a in result.alternatives],
+    }

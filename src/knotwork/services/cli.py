@@ -1,0 +1,243 @@
+"""The ``knotwork`` command line. Errors: exit code 2 and one line on stderr."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, NoReturn, TypeVar
+
+import typer
+
+from knotwork.domain.models import EntityType, EpisodeSource, QueryMode
+from knotwork.domain.timeutil import parse_user_time
+from knotwork.settings import Settings
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Knotwork: an entity-resolved, bi-temporal knowledge graph with cited answers.")
+episode_app = typer.Typer(no_args_is_help=True, help="Add episodes (messages, text, JSON).")
+graph_app = typer.Typer(no_args_is_help=True, help="Inspect the graph.")
+entities_app = typer.Typer(no_args_is_help=True, help="Entity resolution.")
+app.add_typer(episode_app, name="episode")
+app.add_typer(graph_app, name="graph")
+app.add_typer(entities_app, name="entities")
+
+T = TypeVar("T")
+
+
+class _State:
+    settings: Settings | None = None
+
+
+def fail(message: str) -> NoReturn:
+    typer.echo(f"knotwork: error: {message}", err=True)
+    raise typer.Exit(code=2)
+
+
+def _choice(value: str, options: type[T], what: str) -> T:
+    try:
+        return options(value)  # type: ignore[call-arg]
+    except ValueError:
+        allowed = ", ".join(o.value for o in options)  # type: ignore[attr-defined]
+        fail(f"unknown {what} {value!r} (choose from: {allowed})")
+
+
+@app.callback()
+def main_options(
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", envvar="KNOTWORK_DATA_DIR",
+                                                  help="Directory holding all embedded state.")] = None,
+    group: Annotated[str | None, typer.Option("--group", envvar="KNOTWORK_GROUP",
+                                              help="Tenant (group id).")] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log progress details.")] = False,
+) -> None:
+    from knotwork.logging import configure_logging
+
+    configure_logging("INFO" if verbose else "WARNING")
+    overrides: dict[str, object] = {}
+    if data_dir is not None:
+        overrides["data_dir"] = data_dir
+    if group is not None:
+        overrides["group"] = group
+    _State.settings = Settings(**overrides)  # type: ignore[arg-type]
+
+
+@contextmanager
+def _knotwork() -> Iterator[object]:
+    from knotwork.core import Knotwork
+    from knotwork.ingestion.extraction.spacy_model import ModelUnavailableError
+    from knotwork.ingestion.loaders.errors import LoaderError
+
+    settings = _State.settings or Settings()
+    try:
+        kw = Knotwork(settings)
+    except (OSError, RuntimeError, ValueError) as exc:
+        fail(f"cannot open the stores in {settings.data_dir}: {exc}")
+    try:
+        yield kw
+    except (LoaderError, ValueError, ModelUnavailableError) as exc:
+        fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    finally:
+        kw.close()
+
+
+def _run(body: Callable[[object], None]) -> None:
+    with _knotwork() as kw:
+        body(kw)
+
+
+@app.command()
+def ingest(path: Annotated[Path, typer.Argument(help="Confluence JSON dir, Slack export, or files.")]) -> None:
+    """Ingest a Confluence export, a Slack export (dir or zip), or text/markdown/HTML files."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from knotwork.ingestion.loaders.detect import load_path
+    from knotwork.ingestion.loaders.errors import LoaderError
+
+    if not path.exists():
+        fail(f"path does not exist: {path}")
+    try:
+        loaded = load_path(path)
+    except LoaderError as exc:
+        fail(str(exc))
+
+    def body(kw: object) -> None:
+        from knotwork.core import Knotwork
+
+        assert isinstance(kw, Knotwork)
+        columns = (TextColumn("[bold]ingest"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        with Progress(*columns, transient=True, disable=not sys.stderr.isatty()) as bar:
+            task = bar.add_task("ingest", total=len(loaded.documents))
+            report = kw.ingest_documents(loaded.documents, progress=lambda n: bar.advance(task, n))
+        typer.echo(
+            f"ingested {report.documents_ingested} {loaded.kind.value} documents "
+            f"({report.documents_unchanged} unchanged, {report.chunks} chunks, "
+            f"{report.entities} entities, {report.facts} facts touched)"
+        )
+
+    _run(body)
+
+
+@episode_app.command("add")
+def episode_add(
+    text: Annotated[str, typer.Argument(help="The episode content.")],
+    source: Annotated[str, typer.Option("--source", help="message | text | json")] = "message",
+    time: Annotated[str | None, typer.Option("--time", help="Reference time, ISO-8601.")] = None,
+) -> None:
+    """Add one episode (a message, text or JSON)."""
+    kind = _choice(source, EpisodeSource, "episode source")
+    when = None
+    if time is not None:
+        try:
+            when = parse_user_time(time)
+        except ValueError as exc:
+            fail(str(exc))
+
+    def body(kw: object) -> None:
+        from knotwork.core import Knotwork
+
+        assert isinstance(kw, Knotwork)
+        result = kw.add_episode(text, reference_time=when, source=kind)
+        typer.echo(json.dumps(result.model_dump()))
+
+    _run(body)
+
+
+@app.command()
+def query(
+    question: Annotated[str, typer.Argument(help="A question in plain language.")],
+    mode: Annotated[str, typer.Option("--mode", help="auto | local | global | drift")] = "auto",
+    as_of: Annotated[str | None, typer.Option("--as-of", help="Answer as of this date.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Ask a question; prints a cited answer."""
+    chosen = _choice(mode.lower(), QueryMode, "mode")
+    when = None
+    if as_of is not None:
+        try:
+            when = parse_user_time(as_of)
+        except ValueError as exc:
+            fail(str(exc))
+
+    def body(kw: object) -> None:
+        from knotwork.core import Knotwork
+
+        assert isinstance(kw, Knotwork)
+        result = kw.query(question, mode=chosen, as_of=when)
+        if as_json:
+            payload = result.model_dump(mode="json", include={"answer", "citations", "confidence",
+                                                              "mode_used", "context", "reasoning_trace"})
+            for c in payload["citations"]:
+                c.pop("entity_id", None)
+            typer.echo(json.dumps(payload, indent=2))
+            return
+        typer.echo(result.answer)
+        for i, c in enumerate(result.citations, 1):
+            where = c.url or f"{c.source_system}:{c.source_id}"
+            typer.echo(f"  [{i}] {c.title} ({where})")
+        typer.echo(f"confidence {result.confidence:.2f} · mode {result.mode_used.value}")
+
+    _run(body)
+
+
+@graph_app.command("export")
+def graph_export(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = True) -> None:
+    """Export entities and facts of the tenant."""
+
+    def body(kw: object) -> None:
+        from knotwork.core import Knotwork
+
+        assert isinstance(kw, Knotwork)
+        export = kw.export_graph()
+        if as_json:
+            typer.echo(export.model_dump_json(indent=2))
+        else:
+            typer.echo(f"{len(export.entities)} entities, {len(export.facts)} facts")
+
+    _run(body)
+
+
+@entities_app.command("resolve")
+def entities_resolve(
+    mention: Annotated[str, typer.Argument(help="The mention text.")],
+    type_: Annotated[str | None, typer.Option("--type", help="Entity type hint.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Resolve a mention to an entity id, with alternatives."""
+    etype = _choice(type_.upper(), EntityType, "entity type") if type_ else None
+
+    def body(kw: object) -> None:
+        from knotwork.core import Knotwork
+
+        assert isinstance(kw, Knotwork)
+        result = kw.resolve_entity(mention, etype)
+        if as_json:
+            typer.echo(result.model_dump_json(indent=2))
+        elif result.entity_id:
+            typer.echo(f"{result.name} ({result.type}) {result.entity_id} confidence {result.confidence:.2f}")
+        else:
+            typer.echo("no matching entity")
+
+    _run(body)
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port")] = 8000,
+) -> None:
+    """Serve the REST API (FastAPI + uvicorn)."""
+    import uvicorn
+
+    from knotwork.services.api.app import create_app
+
+    uvicorn.run(create_app(_State.settings or Settings()), host=host, port=port, log_level="info")
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,490 @@
+"""One contract for every GraphStore adapter: embedded FalkorDB always, Neo4j when configured.
+
+Neo4j runs only with KNOTWORK_NEO4J_URI (and KNOTWORK_NEO4J_USER / _PASSWORD / _DATABASE).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+
+from knotwork.domain.models import Entity, EntityType, Episode, Fact, FactHit, RelationType
+from knotwork.domain.ports import GraphStore
+
+T0 = datetime(2024, 3, 1, 12, 0, 0, tzinfo=UTC)
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module", params=["falkordb", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def store(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[GraphStore]:
+    if request.param == "falkordb":
+        from knotwork.infra.falkordb.server import EmbeddedFalkorDB
+        from knotwork.infra.falkordb.store import FalkorGraphStore
+
+        server = EmbeddedFalkorDB(tmp_path_factory.mktemp("falkordb")).start()
+        graph: GraphStore = FalkorGraphStore(server.host, server.port, server=server)
+    else:
+        uri = os.environ.get("KNOTWORK_NEO4J_URI")
+        if not uri:
+            pytest.skip("KNOTWORK_NEO4J_URI not set")
+        from knotwork.infra.neo4j.store import Neo4jGraphStore
+
+        graph = Neo4jGraphStore(
+            uri,
+            os.environ.get("KNOTWORK_NEO4J_USER", "neo4j"),
+            os.environ.get("KNOTWORK_NEO4J_PASSWORD", "neo4j"),
+            os.environ.get("KNOTWORK_NEO4J_DATABASE", "neo4j"),
+        )
+    assert isinstance(graph, GraphStore)
+    yield graph
+    graph.close()
+
+
+def _new_group() -> str:
+    return "t_" + uuid.uuid4().hex[:16]
+
+
+@pytest.fixture()
+def group(store: GraphStore) -> Iterator[str]:
+    gid = _new_group()
+    store.ensure_schema(gid)
+    yield gid
+    store.delete_group(gid)
+
+
+@pytest.fixture()
+def other_group(store: GraphStore) -> Iterator[str]:
+    gid = _new_group()
+    yield gid
+    store.delete_group(gid)
+
+
+# --------------------------------------------------------------------------- builders
+
+
+def ent(
+    group: str, key: str, *, name: str | None = None, aliases: list[str] | None = None, **kw: object
+) -> Entity:
+    name = name or key.title()
+    aliases = aliases or []
+    data: dict[str, object] = {
+        "id": f"ent-{key}",
+        "group_id": group,
+        "name": name,
+        "canonical_name": name.lower(),
+        "type": EntityType.PERSON,
+        "aliases": aliases,
+        "name_keys": [name.lower(), *(a.lower() for a in aliases)],
+        "created_at": T0,
+        "updated_at": T0,
+    }
+    data.update(kw)
+    return Entity.model_validate(data)
+
+
+def fact(group: str, key: str, src: str, dst: str, **kw: object) -> Fact:
+    data: dict[str, object] = {
+        "id": f"fact-{key}",
+        "group_id": group,
+        "source_id": f"ent-{src}",
+        "target_id": f"ent-{dst}",
+        "type": RelationType.RELATED_TO,
+        "fact": f"{src} relates to {dst}",
+        "created_at": T0,
+    }
+    data.update(kw)
+    return Fact.model_validate(data)
+
+
+def episode(group: str, key: str, **kw: object) -> Episode:
+    data: dict[str, object] = {
+        "id": f"ep-{key}",
+        "group_id": group,
+        "name": f"chunk {key}",
+        "content": f"content of {key}",
+        "document_id": "doc-1",
+        "valid_at": T0,
+        "created_at": T0,
+    }
+    data.update(kw)
+    return Episode.model_validate(data)
+
+
+def hops(hits: list[FactHit]) -> dict[str, int]:
+    return {hit.fact.id: hit.hop for hit in hits}
+
+
+def at(year: int) -> datetime:
+    return datetime(year, 1, 1, tzinfo=UTC)
+
+
+# --------------------------------------------------------------------------- tests
+
+
+def test_ensure_schema_is_idempotent(store: GraphStore, group: str) -> None:
+    store.ensure_schema(group)
+    store.ensure_schema(group)
+
+
+def test_upserts_are_idempotent(store: GraphStore, group: str) -> None:
+    entities = [ent(group, k) for k in ("alice", "bob", "acme")]
+    facts = [fact(group, "1", "alice", "acme"), fact(group, "2", "bob", "acme")]
+    episodes = [episode(group, "1"), episode(group, "2")]
+    mentions = [("ep-1", "ent-alice"), ("ep-1", "ent-acme"), ("ep-2", "ent-bob")]
+    for _ in range(2):
+        store.upsert_entities(entities)
+        store.upsert_episodes(episodes)
+        store.upsert_mentions(group, mentions)
+        store.upsert_facts(facts)
+        counts = store.counts(group)
+        assert (counts.entities, counts.facts, counts.episodes, counts.mentions) == (3, 2, 2, 3)
+
+
+def test_empty_inputs_are_no_ops(store: GraphStore, group: str) -> None:
+    store.upsert_entities([])
+    store.upsert_facts([])
+    store.upsert_episodes([])
+    store.upsert_mentions(group, [])
+    assert store.get_entities(group, []) == []
+    assert store.get_facts(group, []) == []
+    assert store.get_episodes(group, []) == []
+    assert store.find_entities_by_keys(group, []) == []
+    assert store.facts_between(group, []) == []
+    assert store.expand_facts(group, []) == []
+    assert store.counts(group).entities == 0
+
+
+def test_round_trip_equality(store: GraphStore, group: str) -> None:
+    tricky = "Quote \" back\\slash \\ new\nline\ttab \u00e9\u4e2d \U0001f600 'single' $x {y}"
+    plus2 = timezone(timedelta(hours=2))
+    e1 = ent(
+        group,
+        "alice",
+        name="Alice Chen",
+        aliases=["A. Chen", "Ali"],
+        subtype="ENGINEER",
+        summary=tricky,
+        confidence=0.875,
+        evidence_count=7,
+        created_at=datetime(2024, 5, 6, 9, 10, 11, 987654, tzinfo=plus2),
+        updated_at=datetime(2024, 5, 7, 9, 10, 11, tzinfo=UTC),
+    )
+    e2 = ent(group, "acme", name="Acme", type=EntityType.ORGANIZATION, aliases=[])
+    f1 = fact(
+        group,
+        "1",
+        "alice",
+        "acme",
+        type=RelationType.WORKS_AT,
+        fact=tricky,
+        confidence=0.5,
+        episodes=["ep-1", "ep-2"],
+        valid_at=at(2020),
+        invalid_at=at(2023),
+        expired_at=at(2023) + timedelta(seconds=5),
+        extraction_method="llm",
+    )
+    f2 = fact(group, "2", "acme", "alice")  # all optional times null
+    ep = episode(
+        group,
+        "1",
+        content=tricky,
+        source="message",
+        source_description="slack #x",
+        valid_at=datetime(2024, 1, 2, 3, 4, 5, 600000, tzinfo=UTC),
+    )
+    store.upsert_entities([e1, e2])
+    store.upsert_facts([f1, f2])
+    store.upsert_episodes([ep])
+
+    def trunc(value: datetime) -> datetime:
+        return value.astimezone(UTC).replace(microsecond=0)
+
+    e1_expected = e1.model_copy(update={"created_at": trunc(e1.created_at)})
+    assert store.list_entities(group) == sorted([e1_expected, e2], key=lambda e: e.id)
+    assert store.list_facts(group) == [f1, f2]
+    assert store.get_facts(group, ["fact-2", "fact-1", "missing"]) == [f2, f1]
+    assert store.get_entities(group, ["ent-alice"])[0].created_at == datetime(
+        2024, 5, 6, 7, 10, 11, tzinfo=UTC
+    )
+    ep_expected = ep.model_copy(update={"valid_at": trunc(ep.valid_at)})
+    assert store.get_episodes(group, ["ep-1", "nope"]) == [ep_expected]
+
+
+def test_reupsert_replaces_properties(store: GraphStore, group: str) -> None:
+    store.upsert_entities([ent(group, "alice", summary="old", subtype="X")])
+    store.upsert_entities([ent(group, "alice", summary="new", subtype=None)])
+    [found] = store.get_entities(group, ["ent-alice"])
+    assert (found.summary, found.subtype) == ("new", None)
+
+
+def test_get_entities_keeps_request_order(store: GraphStore, group: str) -> None:
+    store.upsert_entities([ent(group, k) for k in ("a", "b", "c")])
+    found = store.get_entities(group, ["ent-c", "ent-x", "ent-a", "ent-c"])
+    assert [e.id for e in found] == ["ent-c", "ent-a"]
+
+
+def test_find_entities_by_alias_keys(store: GraphStore, group: str) -> None:
+    store.upsert_entities(
+        [
+            ent(group, "alice", name="Alice Chen", aliases=["A. Chen", "Ali"]),
+            ent(group, "bob", name="Bob Stone", aliases=["Bobby"]),
+            ent(group, "carol", name="Carol", aliases=["Ali"]),  # shares an alias with alice
+        ]
+    )
+    assert [e.id for e in store.find_entities_by_keys(group, ["a. chen"])] == ["ent-alice"]
+    assert [e.id for e in store.find_entities_by_keys(group, ["ali"])] == ["ent-alice", "ent-carol"]
+    assert [e.id for e in store.find_entities_by_keys(group, ["bobby", "bob stone", "zed"])] == [
+        "ent-bob"
+    ]
+    assert store.find_entities_by_keys(group, ["nobody"]) == []
+
+
+def test_fact_episodes_updated_on_reupsert(store: GraphStore, group: str) -> None:
+    store.upsert_entities([ent(group, "a"), ent(group, "b")])
+    store.upsert_facts([fact(group, "1", "a", "b", episodes=["ep-1"])])
+    store.upsert_facts([fact(group, "1", "a", "b", episodes=["ep-1", "ep-2"], confidence=0.9)])
+    [stored] = store.get_facts(group, ["fact-1"])
+    assert stored.episodes == ["ep-1", "ep-2"]
+    assert stored.confidence == 0.9
+    assert store.counts(group).facts == 1
+
+
+def test_fact_moved_to_new_endpoints_is_not_duplicated(store: GraphStore, group: str) -> None:
+    store.upsert_entities([ent(group, k) for k in ("a", "b", "c")])
+    store.upsert_facts([fact(group, "1", "a", "b")])
+    store.upsert_facts([fact(group, "1", "a", "c")])
+    [stored] = store.list_facts(group)
+    assert (stored.source_id, stored.target_id) == ("ent-a", "ent-c")
+
+
+def test_fact_with_missing_endpoint_is_skipped(store: GraphStore, group: str) -> None:
+    store.upsert_entities([ent(group, "a")])
+    store.upsert_facts([fact(group, "1", "a", "ghost")])
+    assert store.list_facts(group) == []
+
+
+def test_facts_between(store: GraphStore, group: str) -> None:
+    store.upsert_entities([ent(group, k) for k in ("a", "b", "c", "d")])
+    store.upsert_facts(
+        [
+            fact(group, "ab", "a", "b"),
+            fact(group, "ba", "b", "a", invalid_at=at(2021)),  # invalid facts are included
+            fact(group, "bc", "b", "c"),
+            fact(group, "cd", "c", "d"),
+        ]
+    )
+    assert [f.id for f in store.facts_between(group, ["ent-a", "ent-b"])] == ["fact-ab", "fact-ba"]
+    assert [f.id for f in store.facts_between(group, ["ent-a", "ent-b", "ent-c"])] == [
+        "fact-ab",
+        "fact-ba",
+        "fact-bc",
+    ]
+    assert store.facts_between(group, ["ent-a", "ent-d"]) == []
+
+
+def test_expand_facts_depth_and_hops(store: GraphStore, group: str) -> None:
+    # a - b - c - d, plus a branch a - e and an isolated x - y
+    store.upsert_entities([ent(group, k) for k in ("a", "b", "c", "d", "e", "x", "y")])
+    store.upsert_facts(
+        [
+            fact(group, "ab", "a", "b", confidence=0.4),
+            fact(group, "ea", "e", "a", confidence=0.9),  # incoming edges count too
+            fact(group, "bc", "b", "c"),
+            fact(group, "cd", "c", "d"),
+            fact(group, "xy", "x", "y"),
+        ]
+    )
+    one = store.expand_facts(group, ["ent-a"], depth=1)
+    assert [h.fact.id for h in one] == ["fact-ea", "fact-ab"]  # confidence desc within a hop
+    assert hops(one) == {"fact-ea": 0, "fact-ab": 0}
+    assert hops(store.expand_facts(group, ["ent-a"], depth=2)) == {
+        "fact-ea": 0,
+        "fact-ab": 0,
+        "fact-bc": 1,
+    }
+    assert hops(store.expand_facts(group, ["ent-a"], depth=3)) == {
+        "fact-ea": 0,
+        "fact-ab": 0,
+        "fact-bc": 1,
+        "fact-cd": 2,
+    }
+    assert hops(store.expand_facts(group, ["ent-a", "ent-d"], depth=1)) == {
+        "fact-ea": 0,
+        "fact-ab": 0,
+        "fact-cd": 0,
+    }
+    assert len(store.expand_facts(group, ["ent-a"], depth=3, limit=3)) == 3
+    assert store.expand_facts(group, ["ent-a"], depth=0) == []
+    assert store.expand_facts(group, ["ent-missing"], depth=2) == []
+
+
+def test_expand_facts_temporal_filters(store: GraphStore, group: str) -> None:
+    store.upsert_entities([ent(group, k) for k in ("a", "b", "c", "d", "e", "f")])
+    store.upsert_facts(
+        [
+            fact(group, "old", "a", "b", valid_at=at(2020), invalid_at=at(2022)),
+            fact(group, "new", "a", "c", valid_at=at(2022)),
+            fact(group, "undated", "a", "d"),  # null valid_at: always valid
+            fact(group, "future", "a", "e", valid_at=at(2090)),
+            fact(group, "expired", "a", "f", expired_at=at(2023)),
+        ]
+    )
+
+    def ids(**kw: object) -> set[str]:
+        return {h.fact.id.removeprefix("fact-") for h in store.expand_facts(group, ["ent-a"], **kw)}  # type: ignore[arg-type]
+
+    assert ids(as_of=at(2021)) == {"old", "undated", "expired"}
+    assert ids(as_of=at(2022)) == {"new", "undated", "expired"}  # invalid_at is exclusive
+    assert ids(as_of=datetime(2021, 12, 31, 23, 59, 59, tzinfo=UTC)) == {
+        "old",
+        "undated",
+        "expired",
+    }
+    assert ids(as_of=at(2095)) == {"new", "undated", "future", "expired"}
+    assert ids() == {"new", "undated", "future"}
+    assert ids(include_invalid=True) == {"old", "new", "undated", "future", "expired"}
+
+
+def test_expand_does_not_traverse_invalid_facts(store: GraphStore, group: str) -> None:
+    store.upsert_entities([ent(group, k) for k in ("a", "b", "c")])
+    store.upsert_facts(
+        [
+            fact(group, "ab", "a", "b", invalid_at=at(2020)),
+            fact(group, "bc", "b", "c"),
+        ]
+    )
+    assert store.expand_facts(group, ["ent-a"], depth=2) == []
+    assert hops(store.expand_facts(group, ["ent-a"], depth=2, include_invalid=True)) == {
+        "fact-ab": 0,
+        "fact-bc": 1,
+    }
+
+
+def test_mentions(store: GraphStore, group: str) -> None:
+    store.upsert_entities([ent(group, k) for k in ("a", "b")])
+    store.upsert_episodes([episode(group, "1"), episode(group, "2")])
+    pairs = [("ep-1", "ent-a"), ("ep-1", "ent-b"), ("ep-1", "ent-a"), ("ep-2", "ent-b")]
+    store.upsert_mentions(group, pairs)
+    store.upsert_mentions(group, pairs)
+    store.upsert_mentions(group, [("ep-1", "ent-ghost"), ("ep-ghost", "ent-a")])  # skipped
+    assert store.counts(group).mentions == 3
+    assert store.episode_entity_ids(group, "ep-1") == ["ent-a", "ent-b"]
+    assert store.episode_entity_ids(group, "ep-2") == ["ent-b"]
+    assert store.episode_entity_ids(group, "ep-none") == []
+
+
+def test_tenant_isolation(store: GraphStore, group: str, other_group: str) -> None:
+    for gid, name in ((group, "Alice One"), (other_group, "Alice Two")):
+        store.upsert_entities([ent(gid, "a", name=name, aliases=["ali"]), ent(gid, "b")])
+        store.upsert_episodes([episode(gid, "1")])
+        store.upsert_mentions(gid, [("ep-1", "ent-a")])
+    store.upsert_facts([fact(group, "ab", "a", "b")])  # only in the first group
+
+    assert [e.name for e in store.get_entities(group, ["ent-a"])] == ["Alice One"]
+    assert [e.name for e in store.get_entities(other_group, ["ent-a"])] == ["Alice Two"]
+    assert [e.name for e in store.find_entities_by_keys(other_group, ["ali"])] == ["Alice Two"]
+    assert store.get_facts(other_group, ["fact-ab"]) == []
+    assert store.facts_between(other_group, ["ent-a", "ent-b"]) == []
+    assert store.expand_facts(other_group, ["ent-a"]) == []
+    assert store.list_facts(other_group) == []
+    assert store.counts(group).facts == 1
+    assert store.counts(other_group).model_dump() == {
+        "entities": 2,
+        "facts": 0,
+        "episodes": 1,
+        "mentions": 1,
+    }
+    store.delete_group(other_group)
+    assert store.counts(other_group).entities == 0
+    assert store.counts(group).model_dump() == {
+        "entities": 2,
+        "facts": 1,
+        "episodes": 1,
+        "mentions": 1,
+    }
+
+
+def test_upsert_spanning_two_groups(store: GraphStore, group: str, other_group: str) -> None:
+    store.upsert_entities([ent(group, "a"), ent(other_group, "a"), ent(other_group, "b")])
+    assert store.counts(group).entities == 1
+    assert store.counts(other_group).entities == 2
+
+
+def test_delete_group(store: GraphStore, group: str) -> None:
+    store.upsert_entities([ent(group, k) for k in ("a", "b")])
+    store.upsert_facts([fact(group, "ab", "a", "b")])
+    store.upsert_episodes([episode(group, "1")])
+    store.upsert_mentions(group, [("ep-1", "ent-a")])
+    store.delete_group(group)
+    assert store.counts(group).model_dump() == {
+        "entities": 0,
+        "facts": 0,
+        "episodes": 0,
+        "mentions": 0,
+    }
+    assert store.list_entities(group) == []
+    assert store.list_facts(group) == []
+    store.delete_group(group)  # twice is fine
+    store.upsert_entities([ent(group, "a")])  # and the group can be written again
+    assert store.counts(group).entities == 1
+
+
+def test_unknown_group_reads_empty(store: GraphStore) -> None:
+    gid = _new_group()
+    assert store.list_entities(gid) == []
+    assert store.get_facts(gid, ["x"]) == []
+    assert store.expand_facts(gid, ["ent-a"]) == []
+    assert store.counts(gid).entities == 0
+    store.delete_group(gid)
+
+
+def test_large_batches(store: GraphStore, group: str) -> None:
+    n_entities, n_facts = 3000, 5000
+    entities = [ent(group, f"n{i:05d}", aliases=[f"alias-{i % 50}"]) for i in range(n_entities)]
+    facts = [
+        fact(
+            group,
+            f"{i:05d}",
+            f"n{i % n_entities:05d}",
+            f"n{(i * 7 + 1) % n_entities:05d}",
+            episodes=[f"ep-{i % 10}"],
+        )
+        for i in range(n_facts)
+    ]
+    started = time.monotonic()
+    store.upsert_entities(entities)
+    store.upsert_facts(facts)
+    elapsed = time.monotonic() - started
+    counts = store.counts(group)
+    assert (counts.entities, counts.facts) == (n_entities, n_facts)
+    assert store.list_entities(group) == entities
+    stored = store.list_facts(group)
+    assert stored == facts
+    assert len(store.find_entities_by_keys(group, ["alias-7"])) == n_entities // 50
+    assert elapsed < 30, f"bulk write took {elapsed:.1f}s"
+
+
+@pytest.mark.parametrize("bad", ["", "a b", "x" * 65, "g/1", "ü", "a.b", "a`b"])
+def test_bad_group_id_raises(store: GraphStore, bad: str) -> None:
+    with pytest.raises(ValueError):
+        store.list_entities(bad)
+    with pytest.raises(ValueError):
+        store.counts(bad)
+    with pytest.raises(ValueError):
+        store.delete_group(bad)
+    with pytest.raises(ValueError):
+        store.ensure_schema(bad)
+    with pytest.raises(ValueError):
+        store.upsert_mentions(bad, [("ep-1", "ent-a")])
+    with pytest.raises(ValueError):
+        store.upsert_entities([ent(bad, "a")])
