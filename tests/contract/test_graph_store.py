@@ -10,6 +10,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
 
 import pytest
 
@@ -329,30 +330,29 @@ def test_expand_facts_depth_and_hops(store: GraphStore, group: str) -> None:
 
 
 def test_expand_facts_temporal_filters(store: GraphStore, group: str) -> None:
-    store.upsert_entities([ent(group, k) for k in ("a", "b", "c", "d", "e", "f")])
+    store.upsert_entities([ent(group, k) for k in ("a", "b", "c", "d", "e", "f", "g")])
     store.upsert_facts(
         [
             fact(group, "old", "a", "b", valid_at=at(2020), invalid_at=at(2022)),
             fact(group, "new", "a", "c", valid_at=at(2022)),
             fact(group, "undated", "a", "d"),  # null valid_at: always valid
             fact(group, "future", "a", "e", valid_at=at(2090)),
-            fact(group, "expired", "a", "f", expired_at=at(2023)),
+            fact(group, "ends_later", "a", "f", invalid_at=at(2090)),
+            fact(group, "expired", "a", "g", expired_at=at(2023)),  # transaction time only
         ]
     )
 
-    def ids(**kw: object) -> set[str]:
-        return {h.fact.id.removeprefix("fact-") for h in store.expand_facts(group, ["ent-a"], **kw)}  # type: ignore[arg-type]
+    def ids(**kw: Any) -> set[str]:
+        hits = store.expand_facts(group, ["ent-a"], **kw)
+        return {h.fact.id.removeprefix("fact-") for h in hits}
 
-    assert ids(as_of=at(2021)) == {"old", "undated", "expired"}
-    assert ids(as_of=at(2022)) == {"new", "undated", "expired"}  # invalid_at is exclusive
-    assert ids(as_of=datetime(2021, 12, 31, 23, 59, 59, tzinfo=UTC)) == {
-        "old",
-        "undated",
-        "expired",
-    }
+    always = {"undated", "ends_later", "expired"}
+    assert ids(as_of=at(2021)) == {"old"} | always
+    assert ids(as_of=at(2022)) == {"new"} | always  # invalid_at is exclusive, valid_at not
+    assert ids(as_of=datetime(2021, 12, 31, 23, 59, 59, tzinfo=UTC)) == {"old"} | always
     assert ids(as_of=at(2095)) == {"new", "undated", "future", "expired"}
-    assert ids() == {"new", "undated", "future"}
-    assert ids(include_invalid=True) == {"old", "new", "undated", "future", "expired"}
+    assert ids() == {"new", "undated", "future", "expired"}  # no invalidated facts
+    assert ids(include_invalid=True) == {"old", "new", "future"} | always
 
 
 def test_expand_does_not_traverse_invalid_facts(store: GraphStore, group: str) -> None:
@@ -381,6 +381,20 @@ def test_mentions(store: GraphStore, group: str) -> None:
     assert store.episode_entity_ids(group, "ep-1") == ["ent-a", "ent-b"]
     assert store.episode_entity_ids(group, "ep-2") == ["ent-b"]
     assert store.episode_entity_ids(group, "ep-none") == []
+
+
+def test_recent_episode_ids(store: GraphStore, group: str) -> None:
+    store.upsert_episodes(
+        [
+            episode(group, "old", valid_at=at(2020)),
+            episode(group, "new", valid_at=at(2024)),
+            episode(group, "mid-a", valid_at=at(2022), created_at=at(2022)),
+            episode(group, "mid-b", valid_at=at(2022), created_at=at(2023)),
+        ]
+    )
+    assert store.recent_episode_ids(group, 3) == ["ep-new", "ep-mid-b", "ep-mid-a"]
+    assert store.recent_episode_ids(group, 10)[-1] == "ep-old"
+    assert store.recent_episode_ids(group, 0) == []
 
 
 def test_tenant_isolation(store: GraphStore, group: str, other_group: str) -> None:

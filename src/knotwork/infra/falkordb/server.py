@@ -118,7 +118,7 @@ class EmbeddedFalkorDB:
         data_dir: Path | str,
         *,
         port: int | None = None,
-        start_timeout: float = 30.0,
+        start_timeout: float = 120.0,  # a large AOF takes a while to replay
         stop_timeout: float = 15.0,
     ) -> None:
         self.data_dir = Path(data_dir).resolve()
@@ -158,7 +158,7 @@ class EmbeddedFalkorDB:
         if self._port is not None:
             return self
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        with _locked(self.data_dir / LOCK_FILE, self._start_timeout):
+        with _locked(self.data_dir / LOCK_FILE, self._start_timeout + 5):
             state = self._live_state()
             if state is None:
                 self._spawn()
