@@ -20,6 +20,9 @@ class LocalSearchConfig(BaseModel):
     bonus_seed_fact: float = 0.12
     bonus_near_fact: float = 0.05
     bonus_seed_named: float = 0.08
+    bonus_direction: float = 0.1
+    penalty_heading: float = 0.15
+    min_informative_terms: int = 5
     answer_units: int = 2
     answer_relative_cutoff: float = 0.9
     citations: int = 3

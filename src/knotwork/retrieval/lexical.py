@@ -18,8 +18,19 @@ STOPWORDS = frozenset(
 )
 
 
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "es", "ed", "ly", "s", "e")
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper: cause/caused/causes → caus, uses/using/used → us."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 2:
+            return word[: -len(suffix)]
+    return word
+
+
 def terms(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+    return [stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
 
 
 def bm25_scores(query: str, texts: Sequence[str], k1: float = 1.2, b: float = 0.75) -> list[float]:

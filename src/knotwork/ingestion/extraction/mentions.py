@@ -66,7 +66,9 @@ _COMPANY_RE = re.compile(
 _PERSON_RE = re.compile(r"\b([A-Z][a-z]+)\s+((?:[A-Z]\.\s+)?(?:O'|Mc|Mac)?[A-Z][a-zA-Z'’-]+)\b")
 _COREF_RE = re.compile(
     r"\b(?:the|this|that|our|their|your)\s+(project|initiative|program|programme|team|squad|"
-    r"company|organization|organisation|firm|org|service|system|platform|product)\b",
+    r"company|organization|organisation|firm|org|service|system|platform|product)\b"
+    r"(?!\s+(?:manager|managers|owner|owners|lead|leads|leader|leadership|management|member|"
+    r"members|engineer|engineers|designer|designers|director|team)\b)",
     re.IGNORECASE,
 )
 _PRONOUN_RE = re.compile(r"\b(he|she|He|She)\b")

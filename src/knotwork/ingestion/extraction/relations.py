@@ -86,10 +86,20 @@ def _gap(text: str, a: Mention, b: Mention, between: list[Mention]) -> str:
     return "".join(out)
 
 
+_SOFT_ORG_TYPES = frozenset({EntityType.ORGANIZATION, EntityType.PRODUCT, EntityType.CONCEPT,
+                             EntityType.EVENT})
+
+
+def _fits(m: Mention, allowed: frozenset[EntityType] | None) -> bool:
+    """Statistical NER often calls a company a product: its organisation-like types are soft."""
+    if allowed is None or m.type in allowed:
+        return True
+    soft = m.extractor == "spacy" and m.subtype is None
+    return soft and EntityType.ORGANIZATION in allowed and m.type in _SOFT_ORG_TYPES
+
+
 def _allowed(p: Pattern, src: Mention, tgt: Mention) -> bool:
-    if p.source_types is not None and src.type not in p.source_types:
-        return False
-    if p.target_types is not None and tgt.type not in p.target_types:
+    if not (_fits(src, p.source_types) and _fits(tgt, p.target_types)):
         return False
     return p.target_subtypes is None or tgt.subtype in p.target_subtypes
 

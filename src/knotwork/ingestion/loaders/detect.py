@@ -33,6 +33,7 @@ class SourceKind(StrEnum):
     CONFLUENCE = "confluence"
     SLACK = "slack"
     FILES = "files"
+    MIXED = "mixed"  # a folder of several exports, e.g. confluence/ and slack/
 
 
 class LoadResult(BaseModel):
@@ -99,9 +100,34 @@ def detect_kind(path: Path) -> SourceKind:
     return _detect_dir(path) if path.is_dir() else _detect_file(path)
 
 
+def _sub_exports(path: Path) -> list[Path]:
+    """Sub-folders that are exports of their own, when ``path`` holds nothing itself."""
+    if not path.is_dir() or (path / "channels.json").exists():
+        return []
+    if any(f.is_file() and _visible(f, path) for f in path.iterdir()):
+        return []
+    subdirs = sorted(d for d in path.iterdir() if d.is_dir() and _visible(d, path))
+    found = []
+    for sub in subdirs:
+        try:
+            detect_kind(sub)
+        except LoaderError:
+            continue
+        found.append(sub)
+    return found if len(found) >= 2 else []
+
+
 def load_path(path: Path) -> LoadResult:
     """Detect the kind of ``path`` and load it into ``RawDocument``s."""
     path = Path(path).expanduser()
+    if not path.exists():
+        raise LoaderError(f"path does not exist: {path}")
+    parts = _sub_exports(path)
+    if parts:
+        loaded = [load_path(sub) for sub in parts]
+        return LoadResult(kind=SourceKind.MIXED,
+                          documents=[d for r in loaded for d in r.documents],
+                          skipped=sum(r.skipped for r in loaded))
     kind = detect_kind(path)
     if kind is SourceKind.SLACK:
         documents, skipped = load_slack(path)
