@@ -71,6 +71,7 @@ class Knotwork:
     def __init__(self, settings: Settings | None = None, *, runtime: Runtime | None = None) -> None:
         self.settings = settings or (runtime.settings if runtime else Settings())
         self._rt = runtime or open_runtime(self.settings)
+        self._pipelines: dict[str, IngestionPipeline] = {}
 
     @property
     def runtime(self) -> Runtime:
@@ -89,6 +90,13 @@ class Knotwork:
     def _group(self, group_id: str | None) -> str:
         return group_id or self.settings.group
 
+    def _pipeline(self, group_id: str | None) -> IngestionPipeline:
+        """One pipeline per tenant, so its cache of known names stays warm."""
+        group = self._group(group_id)
+        if group not in self._pipelines:
+            self._pipelines[group] = IngestionPipeline(self._rt, group)
+        return self._pipelines[group]
+
     # ------------------------------------------------------------------ ingestion
     def add_episode(self, content: str, group_id: str | None = None,
                     reference_time: datetime | None = None,
@@ -105,13 +113,13 @@ class Knotwork:
                           content=text, created_at=when, modified_at=when,
                           episode_source=source,
                           metadata={"source_description": source_description} if source_description else {})
-        report = IngestionPipeline(self._rt, self._group(group_id)).add_episode(raw)
+        report = self._pipeline(group_id).add_episode(raw)
         return EpisodeResult(episode_ids=report.episode_ids, entities=report.entities,
                              facts=report.facts, unchanged=report.documents_unchanged > 0)
 
     def ingest_documents(self, documents: Iterable[RawDocument], group_id: str | None = None,
                          progress: Progress | None = None) -> IngestReport:
-        return IngestionPipeline(self._rt, self._group(group_id)).ingest(documents, progress)
+        return self._pipeline(group_id).ingest(documents, progress)
 
     def ingest_path(self, path: Path, group_id: str | None = None,
                     progress: Progress | None = None) -> IngestReport:

@@ -9,10 +9,11 @@ from datetime import datetime
 from knotwork.domain.ids import stable_id
 from knotwork.domain.models import Fact, RelationType
 
-# A person works at one company, reports to one manager; a project has one lead.
+# A person works at one company and reports to one manager; a company has one headquarters.
+# (A project may have several leads at once: a tech lead, a product owner…, so LEADS is not.)
 FUNCTIONAL_BY_SOURCE = frozenset({RelationType.WORKS_AT, RelationType.REPORTS_TO,
                                   RelationType.HEADQUARTERED_IN})
-FUNCTIONAL_BY_TARGET = frozenset({RelationType.LEADS})
+FUNCTIONAL_BY_TARGET: frozenset[RelationType] = frozenset()
 
 
 def fact_key(text: str) -> str:

@@ -197,11 +197,13 @@ class IngestionPipeline:
         entities = list(result.entities.values())
         facts = list(result.facts.values())
         titles = {p.document.id: p.document.title for p in batch}
-        chunk_texts = [f"{titles[e.document_id]}\n{e.content}" for e in episodes]
-        all_vectors = embed([_entity_text(e) for e in entities] + [f.fact for f in facts] + chunk_texts)
+        passages = [(e, i, text) for e in episodes
+                    for i, text in enumerate(_passages(e.content, self._rt.settings.passage_tokens))]
+        passage_texts = [f"{titles[e.document_id]}\n{text}" for e, _, text in passages]
+        all_vectors = embed([_entity_text(e) for e in entities] + [f.fact for f in facts] + passage_texts)
         ent_vecs = all_vectors[: len(entities)]
         fact_vecs = all_vectors[len(entities) : len(entities) + len(facts)]
-        chunk_vecs = all_vectors[len(entities) + len(facts) :]
+        passage_vecs = all_vectors[len(entities) + len(facts) :]
         vectors.upsert(Collection.ENTITIES, [
             VectorPoint(id=e.id, vector=v, group_id=self._group,
                         payload={"name": e.name, "entity_type": e.type.value, "confidence": e.confidence})
@@ -212,11 +214,12 @@ class IngestionPipeline:
                                  "target_id": f.target_id, "valid": f.invalid_at is None,
                                  "valid_at": to_iso(f.valid_at), "invalid_at": to_iso(f.invalid_at)})
             for f, v in zip(facts, fact_vecs, strict=True)])
+        # a chunk is embedded as passages: MiniLM reads only its first 256 word pieces
         vectors.upsert(Collection.CHUNKS, [
-            VectorPoint(id=e.id, vector=v, group_id=self._group,
-                        payload={"document_id": e.document_id,
+            VectorPoint(id=stable_id(e.id, "passage", str(i)), vector=v, group_id=self._group,
+                        payload={"chunk_id": e.id, "document_id": e.document_id,
                                  "source_system": e.source_description.split(":", 1)[0]})
-            for e, v in zip(episodes, chunk_vecs, strict=True)])
+            for (e, i, _), v in zip(passages, passage_vecs, strict=True)])
 
     def _write_sql(self, batch: Sequence[_Prepared], result: BatchResult, now: datetime) -> None:
         store = self._rt.documents
@@ -227,6 +230,11 @@ class IngestionPipeline:
             count = len({eid for e in prepared.episodes
                          for eid in result.entities_per_episode.get(e.id, set())})
             store.set_status(prepared.document.id, ProcessingStatus.COMPLETED, entity_count=count)
+
+
+def _passages(text: str, tokens: int) -> list[str]:
+    spans = chunk_text(text, tokens, tokens // 5) if text.strip() else []
+    return [s.text for s in spans] or [text]
 
 
 def _entity_text(entity: Entity) -> str:

@@ -13,7 +13,7 @@ class LocalSearchConfig(BaseModel):
     seed_min_score: float = 0.35
     fact_limit: int = 300
     fact_vector_limit: int = 20
-    chunk_vector_limit: int = 8
+    chunk_vector_limit: int = 12
     max_units_scored: int = 96
     weight_semantic: float = 0.55
     weight_lexical: float = 0.35
@@ -21,6 +21,7 @@ class LocalSearchConfig(BaseModel):
     bonus_near_fact: float = 0.05
     bonus_seed_named: float = 0.08
     bonus_direction: float = 0.1
+    bonus_relation_type: float = 0.1
     penalty_heading: float = 0.15
     min_informative_terms: int = 5
     answer_units: int = 2
@@ -32,5 +33,5 @@ class LocalSearchConfig(BaseModel):
 PRESETS: dict[str, LocalSearchConfig] = {
     "default": LocalSearchConfig(),
     "precise": LocalSearchConfig(answer_units=1, min_answer_score=0.35),
-    "broad": LocalSearchConfig(max_hops=3, fact_limit=600, chunk_vector_limit=16, answer_units=3),
+    "broad": LocalSearchConfig(max_hops=3, fact_limit=600, chunk_vector_limit=24, answer_units=3),
 }

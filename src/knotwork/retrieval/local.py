@@ -14,6 +14,7 @@ from datetime import datetime
 from knotwork.domain.models import Entity, Fact, QueryMode, QueryResult
 from knotwork.domain.ports import Collection
 from knotwork.domain.timeutil import to_iso
+from knotwork.ingestion.extraction.relations import relation_types_named
 from knotwork.ingestion.chunking import count_tokens
 from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.citations import CitationResolver
@@ -96,7 +97,9 @@ class LocalSearch:
                         seeds: dict[str, tuple[Entity, float]], as_of: datetime | None) -> list[Unit]:
         hits = self._rt.vectors.search(Collection.CHUNKS, qvec, group_id=self._group,
                                        limit=self._cfg.chunk_vector_limit)
-        chunk_ids = list(dict.fromkeys([h.id for h in hits] + [c for u in facts[:12] for c in u.chunk_ids[-2:]]))
+        hit_chunks = [str(h.payload.get("chunk_id") or h.id) for h in hits]
+        fact_chunks = [c for u in facts[:12] for c in u.chunk_ids[-2:]]
+        chunk_ids = list(dict.fromkeys(hit_chunks + fact_chunks))
         episodes = self._rt.graph.get_episodes(self._group, chunk_ids)
         names = [n for e, s in seeds.values() if s >= 0.8 for n in [e.name, *e.aliases]]
         units: list[Unit] = []
@@ -138,6 +141,10 @@ class LocalSearch:
         seeds = self.seed_entities(question, qvec)
         facts = self._fact_units(seeds, qvec, as_of)
         _direction_bonus(question, seeds, facts, self._cfg.bonus_direction)
+        named_types = relation_types_named(question)
+        for u in facts:
+            if u.fact is not None and u.fact.type in named_types:
+                u.bonus += self._cfg.bonus_relation_type
         ranked = self._score(question, qvec, _dedupe(facts + self._sentence_units(qvec, facts, seeds, as_of)))
         trace = [f"seeds: {', '.join(e.name for e, _ in seeds.values()) or 'none'}",
                  f"candidates: {len(facts)} facts, {len(ranked)} units scored"]

@@ -29,6 +29,7 @@ T = TypeVar("T")
 
 class _State:
     settings: Settings | None = None
+    verbose: bool = False
 
 
 def fail(message: str) -> NoReturn:
@@ -55,6 +56,7 @@ def main_options(
     from knotwork.logging import configure_logging
 
     configure_logging("INFO" if verbose else "WARNING")
+    _State.verbose = verbose
     overrides: dict[str, object] = {}
     if data_dir is not None:
         overrides["data_dir"] = data_dir
@@ -72,8 +74,9 @@ def _knotwork() -> Iterator[object]:
     settings = _State.settings or Settings()
     try:
         kw = Knotwork(settings)
-    except (OSError, RuntimeError, ValueError) as exc:
-        fail(f"cannot open the stores in {settings.data_dir}: {exc}")
+    except Exception as exc:  # noqa: BLE001 - any store that cannot open: one line, exit 2
+        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        fail(f"cannot open the stores in {settings.data_dir}: {detail}")
     try:
         yield kw
     except (LoaderError, ValueError, ModelUnavailableError) as exc:
@@ -126,7 +129,7 @@ def episode_add(
     time: Annotated[str | None, typer.Option("--time", help="Reference time, ISO-8601.")] = None,
 ) -> None:
     """Add one episode (a message, text or JSON)."""
-    kind = _choice(source, EpisodeSource, "episode source")
+    kind = _choice(source.lower(), EpisodeSource, "episode source")
     when = None
     if time is not None:
         try:
@@ -182,7 +185,10 @@ def query(
 
 
 @graph_app.command("export")
-def graph_export(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = True) -> None:
+def graph_export(
+    as_json: Annotated[bool, typer.Option("--json/--summary",
+                                          help="Print JSON (default) or a one-line count.")] = True,
+) -> None:
     """Export entities and facts of the tenant."""
 
     def body(kw: object) -> None:
@@ -235,8 +241,36 @@ def serve(
     uvicorn.run(create_app(_State.settings or Settings()), host=host, port=port, log_level="info")
 
 
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
 def main() -> None:
-    app()
+    """Run the CLI; every error (usage errors included) is one line on stderr."""
+    try:
+        from typer._click import exceptions as click_exc  # typer >= 0.20 vendors click
+    except ImportError:  # pragma: no cover - older typer uses click itself
+        from click import exceptions as click_exc  # type: ignore[no-redef]
+
+    try:
+        code = app(standalone_mode=False)
+    except click_exc.NoArgsIsHelpError as exc:  # the help text is already printed
+        sys.exit(exc.exit_code)
+    except click_exc.ClickException as exc:  # usage errors: bad option, missing argument, ...
+        typer.echo(f"knotwork: error: {_first_line(exc.format_message()) or type(exc).__name__}",
+                   err=True)
+        sys.exit(exc.exit_code or 2)
+    except typer.Abort:
+        typer.echo("knotwork: error: aborted", err=True)
+        sys.exit(1)
+    except Exception as exc:  # noqa: BLE001 - an unexpected failure: still one line
+        if _State.verbose:
+            raise
+        detail = _first_line(str(exc))
+        typer.echo(f"knotwork: error: {type(exc).__name__}{': ' + detail if detail else ''} "
+                   "(run with -v for the traceback)", err=True)
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":  # pragma: no cover

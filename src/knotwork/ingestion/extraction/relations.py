@@ -60,7 +60,7 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(R.WORKS_AT, r"\b(?:work(?:s|ed|ing)?|employed|hired)\s+(?:at|for|by)\b|\b(?:company|employer|organization):\s*$", src={P}, tgt={O}, tgt_sub=_NOT_TEAM),
     _p(R.MEMBER_OF, r"\b(?:work(?:s|ed|ing)?)\s+(?:at|for|in|on)\b|\bjoin(?:s|ed|ing)?\b|\bon the\s*$|\bin the\s*$|\bmoved to\b|\btransferred to\b", src={P}, tgt={O}),
     _p(R.WORKS_AT, r"\bjoin(?:s|ed|ing)?\b|\b(?:is|was)\s+(?:a|an|the)\s+[\w\s/-]{1,40}\b(?:at|of|with)\s*$|^,\s*(?:a|an|the|our)?\s*[\w\s/-]{1,40}\b(?:at|of)\s*$", src={P}, tgt={O}),
-    _p(R.LEADS, r"\blead(?:s|ing)?\b|\bled\b|\bheads?\b|\bheaded\b|\bruns\b|\brunning\b|\bdrives\b|\bdriving\b|\bin charge of\b|\b(?:is|was|as)\s+(?:the\s+)?(?:tech(?:nical)?\s+)?(?:lead|leader|head|owner|dri|pm|product manager|project manager)\s+(?:of|for|on)\b|\b(?:lead|owner|dri):\s*$", src={P}),
+    _p(R.LEADS, r"\blead(?:s|ing)?\b|\bled\b|\bheads?\b|\bheaded\b|\bruns\b|\brunning\b|\bdrives\b|\bdriving\b|\bin charge of\b|\b(?:is|was|as)\s+(?:the\s+)?(?:tech(?:nical)?\s+)?(?:lead|leader|head|owner|dri|project manager)\s+(?:of|for|on)\b|\b(?:lead|owner|dri):\s*$", src={P}),
     _p(R.MANAGES, r"\bmanag(?:e|es|ed|ing)\b|\bovers(?:ee|ees|aw|eeing)\b|\bsupervis\w+\b|\b(?:is|was)\s+(?:the\s+)?(?:manager|director|vp|head)\s+(?:of|for)\b", src={P}),
     _p(R.LEADS, r"\blead(?:s|ing)?\b|\bled\b|\bdrives\b|\bowns the\b"),
     _p(R.OWNS, r"\bowns?\b|\bowned\b|\bis (?:the )?owner of\b|\bresponsible for\b|\bowner:\s*$"),
@@ -153,3 +153,9 @@ def relations_in_sentence(text: str, mentions: list[Mention]) -> list[RelationHi
             src, tgt = (right, left) if reverse else (left, right)
             hits.append(RelationHit(src, tgt, rel, min(conf, src.confidence + 0.1, tgt.confidence + 0.1)))
     return hits
+
+
+def relation_types_named(text: str) -> set[RelationType]:
+    """Relation types a question's wording names ("who leads …" → LEADS), passive forms too."""
+    lowered = text.lower()
+    return {p.type for p in PATTERNS if p.regex.search(lowered)} - {R.RELATED_TO}

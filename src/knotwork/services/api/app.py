@@ -5,13 +5,19 @@ from __future__ import annotations
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from http import HTTPStatus
+
+import structlog
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from knotwork.settings import Settings
 
 PROBLEM = "application/problem+json"
+_STATUSES = {s.value for s in HTTPStatus}
+log = structlog.get_logger(__name__)
 
 
 def problem(status: int, title: str, detail: str) -> JSONResponse:
@@ -50,6 +56,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(ValueError)
     async def _bad_value(_: Request, exc: ValueError) -> JSONResponse:
         return problem(400, "Bad request", str(exc))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        title = HTTPStatus(exc.status_code).phrase if exc.status_code in _STATUSES else "Error"
+        response = problem(exc.status_code, title, str(exc.detail))
+        response.headers.update(exc.headers or {})
+        return response
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("api.unhandled_error")
+        return problem(500, "Internal Server Error", type(exc).__name__)
 
     app.include_router(routes.router)
     return app

@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from knotwork.core import Knotwork
@@ -59,6 +60,11 @@ class EpisodeRequest(BaseModel):
     name: str | None = None
     group_id: str | None = Group
 
+    @field_validator("source", mode="before")
+    @classmethod
+    def _lower(cls, value: object) -> object:
+        return value.lower() if isinstance(value, str) else value
+
 
 class ResolveRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -67,6 +73,11 @@ class ResolveRequest(BaseModel):
     entity_type_hint: EntityType | None = None
     group_id: str | None = Group
 
+    @field_validator("entity_type_hint", mode="before")
+    @classmethod
+    def _upper(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
+
 
 @router.get("/healthz")
 def healthz(kw: KW) -> dict[str, str]:
@@ -74,11 +85,11 @@ def healthz(kw: KW) -> dict[str, str]:
     return {"status": "ok"}
 
 
-@router.post("/v1/graphrag/query", response_model=QueryResponse, response_model_exclude_none=True)
-def graphrag_query(body: QueryRequest, kw: KW) -> QueryResponse:
+@router.post("/v1/graphrag/query", response_model=QueryResponse)
+def graphrag_query(body: QueryRequest, kw: KW) -> JSONResponse:
     result = kw.query(body.query, group_id=body.group_id, mode=QueryMode(body.mode.lower()),
                       as_of=body.as_of, max_context_tokens=body.max_context_tokens)
-    return QueryResponse(
+    response = QueryResponse(
         answer=result.answer,
         citations=result.citations if body.include_citations else [],
         confidence=result.confidence,
@@ -86,6 +97,11 @@ def graphrag_query(body: QueryRequest, kw: KW) -> QueryResponse:
         reasoning_trace=result.reasoning_trace,
         context=result.context if body.include_context else None,
     )
+    # Only ``context`` is optional; a citation's null url/created_at must stay in the body.
+    payload = response.model_dump(mode="json")
+    if not body.include_context:
+        payload.pop("context", None)
+    return JSONResponse(payload)
 
 
 @router.post("/v1/episodes")
@@ -103,6 +119,7 @@ def resolve_entity(body: ResolveRequest, kw: KW) -> dict[str, object]:
     return {
         "resolved_entity_id": result.entity_id,
         "name": result.name,
+        "type": result.type,
         "confidence": result.confidence,
         "alternatives": [a.model_dump() for a in result.alternatives],
     }

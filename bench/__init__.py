@@ -1,0 +1,1 @@
+"""Knotwork benchmarks (not part of the package): synthetic corpus + performance run."""

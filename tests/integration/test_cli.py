@@ -1,0 +1,320 @@
+"""The ``knotwork`` console script, run for real in subprocesses (design doc 003 CLI contract).
+
+One module-scoped knowledge base (the bundled sample data, ingested once into a temp data dir
+and a fresh tenant) serves every read-only test; tests that write use their own data dir and
+tenant. Every process shares the session FalkorDB (``KNOTWORK_FALKORDB_URL``) and uses the
+model-free ``hashing`` embedder, so a command costs about a second of start-up instead of the
+MiniLM/torch import (the MiniLM path is covered in-process by test_api and the scenario test).
+spaCy extraction is real.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import knotwork
+
+pytestmark = [pytest.mark.integration, pytest.mark.models]
+
+SAMPLE_DATA = Path(knotwork.__file__).parent / "sample_data"
+TRASHED_PAGE = "393222"  # "Atlas Launch Plan (draft)": status trashed, says "April 15"
+CITATION_KEYS = {"document_id", "source_system", "source_id", "title", "url", "created_at",
+                 "chunk_id", "text"}
+ENTITY_KEYS = {"id", "name", "type", "aliases", "summary"}
+FACT_KEYS = {"id", "source", "target", "type", "fact", "valid_at", "invalid_at", "episodes"}
+
+_SCRIPT = Path(sys.executable).with_name("knotwork")
+COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "knotwork.services.cli"]
+
+
+@dataclass
+class Cli:
+    """The console script bound to one data dir and one tenant."""
+
+    data_dir: Path
+    falkordb_url: str
+    group: str = field(default_factory=lambda: f"cli_{secrets.token_hex(4)}")
+    database_url: str | None = None
+
+    def env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("KNOTWORK_")}
+        env.update({
+            "KNOTWORK_DATA_DIR": str(self.data_dir),
+            "KNOTWORK_FALKORDB_URL": self.falkordb_url,
+            "KNOTWORK_EMBEDDER": "hashing",
+            "HF_HUB_OFFLINE": "1",
+            "NO_COLOR": "1",
+        })
+        if self.database_url:
+            env["KNOTWORK_DATABASE_URL"] = self.database_url
+        return env
+
+    def run(self, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run([*COMMAND, "--group", self.group, *args], env=self.env(),
+                              capture_output=True, text=True, timeout=300, check=False)
+        if ok:
+            assert proc.returncode == 0, f"knotwork {' '.join(args)} failed:\n{proc.stderr}"
+        return proc
+
+    def json(self, *args: str) -> Any:
+        return json.loads(self.run(*args).stdout)
+
+    def export(self) -> dict[str, Any]:
+        return self.json("graph", "export", "--json")
+
+    def ask(self, question: str, *extra: str) -> dict[str, Any]:
+        payload = self.json("query", question, "--json", *extra)
+        _check_answer_shape(payload)
+        return payload
+
+
+@dataclass
+class KnowledgeBase:
+    cli: Cli
+    ingest_output: str
+    export: dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory, falkordb_url: str) -> KnowledgeBase:
+    cli = Cli(tmp_path_factory.mktemp("cli_kb"), falkordb_url)
+    ingest = cli.run("ingest", str(SAMPLE_DATA))
+    return KnowledgeBase(cli, ingest.stdout, cli.export())
+
+
+@pytest.fixture
+def fresh(tmp_path: Path, falkordb_url: str) -> Iterator[Cli]:
+    yield Cli(tmp_path / "data", falkordb_url)
+
+
+def _check_answer_shape(payload: dict[str, Any]) -> None:
+    assert {"answer", "citations", "confidence", "mode_used", "context"} <= set(payload)
+    assert isinstance(payload["answer"], str)
+    assert isinstance(payload["context"], str)
+    assert 0.0 <= payload["confidence"] <= 1.0
+    assert payload["mode_used"] in {"local", "global", "drift"}  # a concrete mode, never "auto"
+    for citation in payload["citations"]:
+        assert set(citation) == CITATION_KEYS, citation
+        assert citation["source_id"] != TRASHED_PAGE, "the trashed page was cited"
+    assert "April 15" not in payload["answer"]
+
+
+def _cited(payload: dict[str, Any]) -> set[tuple[str, str]]:
+    return {(c["source_system"], c["source_id"]) for c in payload["citations"]}
+
+
+def _sample_document_count() -> int:
+    from knotwork.ingestion.loaders.detect import load_path
+
+    return len(load_path(SAMPLE_DATA).documents)
+
+
+# --------------------------------------------------------------------------- ingest / query
+
+
+def test_ingest_reports_every_sample_document_as_new(kb: KnowledgeBase) -> None:
+    count = _sample_document_count()
+    assert f"ingested {count} mixed documents (0 unchanged," in kb.ingest_output
+    assert kb.export["entities"] and kb.export["facts"]
+
+
+def test_who_leads_project_atlas_is_answered_from_the_confluence_page(kb: KnowledgeBase) -> None:
+    result = kb.cli.ask("Who leads Project Atlas?")
+    assert "Priya Raman" in result["answer"]
+    page = [c for c in result["citations"] if c["source_id"] == "393219"]
+    assert page, result["citations"]
+    assert page[0]["source_system"] == "confluence"
+    assert page[0]["title"] == "Project Atlas"
+    assert "/pages/393219/" in page[0]["url"]
+    assert page[0]["created_at"].startswith("2024-12-10")
+    assert "Priya Raman leads Project Atlas" in page[0]["text"]
+    assert result["confidence"] > 0.3
+
+
+def test_a_slack_question_cites_the_slack_message(kb: KnowledgeBase) -> None:
+    result = kb.cli.ask("Who is taking over the on-call rotation for the Billing Service?")
+    assert "Sofia Lindqvist" in result["answer"]
+    message = [c for c in result["citations"]
+               if c["source_id"] == "eng-platform/1740996120.000200"]
+    assert message, result["citations"]
+    assert message[0]["source_system"] == "slack"
+    assert message[0]["created_at"] == "2025-03-03T10:02:00Z"
+    assert "on-call rotation" in message[0]["text"]
+
+
+def test_as_of_answers_from_what_was_known_then(kb: KnowledgeBase) -> None:
+    then = kb.cli.ask("When is the Atlas launch?", "--as-of", "2025-03-01")
+    assert "June 3, 2025" in then["answer"]
+    assert "June 10" not in then["answer"]  # moved in Slack on 2025-03-05
+    assert ("confluence", "393219") in _cited(then)
+    assert all(c["created_at"] <= "2025-03-01" for c in then["citations"])
+
+
+def test_the_trashed_draft_page_is_never_cited(kb: KnowledgeBase) -> None:
+    for question in ("Was the Atlas launch scheduled for April 15?",
+                     "What does the Atlas Launch Plan draft say?"):
+        result = kb.cli.ask(question)  # _check_answer_shape rejects a 393222 citation
+        assert "April 15" not in result["context"]
+    texts = [f["fact"] for f in kb.export["facts"]] + [e["summary"] for e in kb.export["entities"]]
+    assert not any("April 15" in text for text in texts)
+
+
+def test_mode_is_case_insensitive_and_plain_output_is_readable(kb: KnowledgeBase) -> None:
+    out = kb.cli.run("query", "Who leads Project Atlas?", "--mode", "LOCAL").stdout
+    assert "Priya Raman" in out.splitlines()[0]
+    assert "/pages/393219/" in out
+    assert "mode local" in out
+
+
+def test_reingesting_the_same_path_changes_nothing(kb: KnowledgeBase) -> None:
+    count = _sample_document_count()
+    again = kb.cli.run("ingest", str(SAMPLE_DATA)).stdout
+    assert (f"ingested 0 mixed documents ({count} unchanged, 0 chunks, 0 entities, "
+            "0 facts touched)") in again
+    assert kb.cli.export() == kb.export
+
+
+# --------------------------------------------------------------------------- graph / entities
+
+
+def test_graph_export_has_the_contract_shape(kb: KnowledgeBase) -> None:
+    export = kb.export
+    assert set(export) == {"entities", "facts"}
+    ids = {e["id"] for e in export["entities"]}
+    assert len(ids) == len(export["entities"])
+    for entity in export["entities"]:
+        assert ENTITY_KEYS <= set(entity), entity
+        assert entity["name"] and entity["type"].isupper()
+        assert isinstance(entity["aliases"], list) and isinstance(entity["summary"], str)
+    for fact in export["facts"]:
+        assert FACT_KEYS <= set(fact), fact
+        assert fact["source"] in ids and fact["target"] in ids
+        assert fact["valid_at"] is None or fact["valid_at"].endswith("Z")
+        assert fact["invalid_at"] is None or fact["invalid_at"] >= (fact["valid_at"] or "")
+        assert fact["episodes"] and all(isinstance(e, str) for e in fact["episodes"])
+    by_name = {e["name"]: e for e in export["entities"]}
+    assert by_name["Priya Raman"]["type"] == "PERSON"
+    assert by_name["Sofia Lindqvist"]["type"] == "PERSON"
+    priya, atlas = by_name["Priya Raman"]["id"], by_name["Project Atlas"]["id"]
+    assert any(f["source"] == priya and f["target"] == atlas
+               and "Priya Raman leads Project Atlas" in f["fact"] for f in export["facts"])
+
+    summary = kb.cli.run("graph", "export", "--summary").stdout.strip()
+    assert summary == f"{len(export['entities'])} entities, {len(export['facts'])} facts"
+
+
+def test_entities_resolve_full_name_given_name_and_unknown(kb: KnowledgeBase) -> None:
+    priya_id = next(e["id"] for e in kb.export["entities"] if e["name"] == "Priya Raman")
+
+    full = kb.cli.json("entities", "resolve", "Priya Raman", "--json")
+    assert {"entity_id", "name", "confidence", "alternatives"} <= set(full)
+    assert full["entity_id"] == priya_id
+    assert full["name"] == "Priya Raman"
+    assert 0.0 < full["confidence"] <= 1.0
+    assert all({"entity_id", "name", "confidence"} <= set(a) for a in full["alternatives"])
+    assert priya_id not in {a["entity_id"] for a in full["alternatives"]}
+
+    given = kb.cli.json("entities", "resolve", "Priya", "--type", "person", "--json")
+    assert given["entity_id"] == priya_id
+
+    unknown = kb.cli.json("entities", "resolve", "Zebulon Quarterhorse", "--json")
+    assert unknown["entity_id"] is None
+    assert unknown["name"] is None
+
+
+# --------------------------------------------------------------------------- episodes
+
+
+def test_episode_add_with_time_and_source(fresh: Cli) -> None:
+    message = fresh.json("episode", "add",
+                         "Alice Chen(user): I work at TechCorp as a senior software engineer.",
+                         "--source", "message", "--time", "2026-02-03T12:00:00Z")
+    assert set(message) == {"episode_ids", "entities", "facts", "unchanged"}
+    assert len(message["episode_ids"]) == 1 and message["unchanged"] is False
+    assert message["facts"] >= 1
+
+    as_json = fresh.json("episode", "add",
+                         '{"project": "Project Phoenix", "deadline": "February 15th"}',
+                         "--source", "json", "--time", "2026-02-04T09:00:00+01:00")
+    assert len(as_json["episode_ids"]) == 1 and as_json["unchanged"] is False
+
+    export = fresh.export()
+    names = {e["name"] for e in export["entities"]}
+    assert {"Alice Chen", "TechCorp", "Project Phoenix"} <= names
+    works = [f for f in export["facts"] if f["type"] == "WORKS_AT"]
+    assert len(works) == 1
+    assert works[0]["valid_at"] == "2026-02-03T12:00:00Z"  # from --time
+    assert works[0]["episodes"] == message["episode_ids"]
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def _corrupt_zip(tmp: Path) -> Path:
+    path = tmp / "slack-export.zip"
+    path.write_bytes(b"PK\x03\x04 this is not really a zip archive")
+    return path
+
+
+def _malformed_confluence_export(tmp: Path) -> Path:
+    folder = tmp / "confluence"
+    folder.mkdir()
+    (folder / "393300-broken-page.json").write_text('{"id": "393300", "title": ', encoding="utf-8")
+    return folder
+
+
+ERRORS = {
+    "nonexistent path": (lambda tmp: ["ingest", str(tmp / "no-such-export")], "does not exist"),
+    "corrupt zip": (lambda tmp: ["ingest", str(_corrupt_zip(tmp))], "zip"),
+    "malformed JSON": (lambda tmp: ["ingest", str(_malformed_confluence_export(tmp))],
+                       "malformed JSON"),
+    "unknown mode": (lambda tmp: ["query", "Who leads Project Atlas?", "--mode", "sideways"],
+                     "mode"),
+    "bad --as-of": (lambda tmp: ["query", "Who leads Project Atlas?", "--as-of", "last tuesday"],
+                    "ISO-8601"),
+    "bad --time": (lambda tmp: ["episode", "add", "Priya Raman left.", "--time", "2025-13-45"],
+                   "ISO-8601"),
+    "unknown --source": (lambda tmp: ["episode", "add", "Priya Raman left.", "--source", "fax"],
+                         "source"),
+    "invalid JSON episode": (lambda tmp: ["episode", "add", "{not json", "--source", "json"],
+                             "JSON"),
+    "missing argument": (lambda tmp: ["query"], "question"),
+}
+
+
+@pytest.mark.parametrize("case", list(ERRORS))
+def test_an_error_is_one_line_and_loses_nothing(case: str, kb: KnowledgeBase,
+                                                tmp_path: Path) -> None:
+    build_args, mentions = ERRORS[case]
+    proc = kb.cli.run(*build_args(tmp_path), ok=False)
+    assert proc.returncode != 0
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].strip(), proc.stderr
+    assert mentions.lower() in lines[0].lower(), lines[0]
+    assert "Traceback" not in proc.stderr
+    assert kb.cli.export() == kb.export
+
+
+# --------------------------------------------------------------------------- PostgreSQL
+
+
+def test_ingest_and_query_with_a_postgres_document_store(fresh: Cli, postgres_url: str) -> None:
+    fresh.database_url = postgres_url
+    first = fresh.run("ingest", str(SAMPLE_DATA / "slack")).stdout
+    assert "slack documents (0 unchanged," in first
+    result = fresh.ask("Who is taking over the on-call rotation for the Billing Service?")
+    assert "Sofia Lindqvist" in result["answer"]
+    assert ("slack", "eng-platform/1740996120.000200") in _cited(result)
+    again = fresh.run("ingest", str(SAMPLE_DATA / "slack")).stdout
+    assert "ingested 0 slack documents" in again
+    assert not (fresh.data_dir / "knotwork.db").exists()  # documents went to PostgreSQL
