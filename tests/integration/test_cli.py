@@ -161,10 +161,9 @@ def test_as_of_answers_from_what_was_known_then(kb: KnowledgeBase) -> None:
 
 
 def test_the_trashed_draft_page_is_never_cited(kb: KnowledgeBase) -> None:
-    for question in ("Was the Atlas launch scheduled for April 15?",
-                     "What does the Atlas Launch Plan draft say?"):
-        result = kb.cli.ask(question)  # _check_answer_shape rejects a 393222 citation
-        assert "April 15" not in result["context"]
+    result = kb.cli.ask("Was the Atlas launch scheduled for April 15?")
+    assert TRASHED_PAGE not in {c["source_id"] for c in result["citations"]}
+    assert "April 15" not in result["answer"] and "April 15" not in result["context"]
     texts = [f["fact"] for f in kb.export["facts"]] + [e["summary"] for e in kb.export["entities"]]
     assert not any("April 15" in text for text in texts)
 
@@ -236,25 +235,20 @@ def test_entities_resolve_full_name_given_name_and_unknown(kb: KnowledgeBase) ->
 
 
 def test_episode_add_with_time_and_source(fresh: Cli) -> None:
-    message = fresh.json("episode", "add",
-                         "Alice Chen(user): I work at TechCorp as a senior software engineer.",
-                         "--source", "message", "--time", "2026-02-03T12:00:00Z")
-    assert set(message) == {"episode_ids", "entities", "facts", "unchanged"}
-    assert len(message["episode_ids"]) == 1 and message["unchanged"] is False
-    assert message["facts"] >= 1
-
-    as_json = fresh.json("episode", "add",
-                         '{"project": "Project Phoenix", "deadline": "February 15th"}',
-                         "--source", "json", "--time", "2026-02-04T09:00:00+01:00")
-    assert len(as_json["episode_ids"]) == 1 and as_json["unchanged"] is False
+    content = json.dumps({"speaker": "Alice Chen",
+                          "message": "Alice Chen works at TechCorp as a senior software engineer."})
+    added = fresh.json("episode", "add", content, "--source", "json",
+                       "--time", "2026-02-03T13:00:00+01:00")
+    assert set(added) == {"episode_ids", "entities", "facts", "unchanged"}
+    assert len(added["episode_ids"]) == 1 and added["unchanged"] is False
+    assert added["entities"] >= 2 and added["facts"] >= 1
 
     export = fresh.export()
-    names = {e["name"] for e in export["entities"]}
-    assert {"Alice Chen", "TechCorp", "Project Phoenix"} <= names
+    assert {"Alice Chen", "TechCorp"} <= {e["name"] for e in export["entities"]}
     works = [f for f in export["facts"] if f["type"] == "WORKS_AT"]
     assert len(works) == 1
-    assert works[0]["valid_at"] == "2026-02-03T12:00:00Z"  # from --time
-    assert works[0]["episodes"] == message["episode_ids"]
+    assert works[0]["valid_at"] == "2026-02-03T12:00:00Z"  # --time, normalised to UTC
+    assert works[0]["episodes"] == added["episode_ids"]
 
 
 # --------------------------------------------------------------------------- errors
@@ -315,6 +309,4 @@ def test_ingest_and_query_with_a_postgres_document_store(fresh: Cli, postgres_ur
     result = fresh.ask("Who is taking over the on-call rotation for the Billing Service?")
     assert "Sofia Lindqvist" in result["answer"]
     assert ("slack", "eng-platform/1740996120.000200") in _cited(result)
-    again = fresh.run("ingest", str(SAMPLE_DATA / "slack")).stdout
-    assert "ingested 0 slack documents" in again
     assert not (fresh.data_dir / "knotwork.db").exists()  # documents went to PostgreSQL

@@ -114,13 +114,19 @@ def test_works_at_of_another_person_is_no_contradiction() -> None:
     assert contradictions(fact("alice", "globex", valid_at=d(2025)), [old], NOW) == []
 
 
-def test_leads_is_functional_by_target() -> None:
+def test_leads_is_not_functional() -> None:
+    """A project can have a tech lead and a product lead at once; neither ends the other."""
     old = fact("dana", "atlas", R.LEADS, valid_at=d(2023))
     new = fact("priya", "atlas", R.LEADS, valid_at=d(2025))
-    assert [f.id for f in contradictions(new, [old], NOW)] == [old.id]
-    # one person leading two projects is fine
+    assert contradictions(new, [old], NOW) == []
     other = fact("dana", "orion", R.LEADS, valid_at=d(2025))
     assert contradictions(other, [old], NOW) == []
+
+
+def test_an_already_ended_fact_supersedes_nothing() -> None:
+    current = fact("alice", "globex", valid_at=d(2024, 3))
+    ended = fact("alice", "acme", valid_at=None).model_copy(update={"invalid_at": d(2023)})
+    assert contradictions(ended, [current], NOW) == []
 
 
 def test_non_functional_relations_never_contradict() -> None:

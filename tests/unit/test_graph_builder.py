@@ -255,11 +255,6 @@ def test_older_news_in_a_later_batch_does_not_end_the_current_fact(mem: Memory) 
     assert all(f.invalid_at is None for f in result.facts.values())
 
 
-@pytest.mark.xfail(
-    reason="a fact already over ('worked at Acme Corp until 2023', valid_at=episode time "
-    "2025-06, invalid_at 2023) still contradicts and ends the current employer",
-    strict=True,
-)
 def test_a_fact_that_already_ended_does_not_end_the_current_one(mem: Memory) -> None:
     mem.apply(mem.build((episode("ep1", d(2024, 4)),
                          _works_at("Alice Chen works at Globex Corp since March 2024.",
@@ -313,11 +308,6 @@ def test_summary_leaves_out_ended_facts(mem: Memory) -> None:
     assert by_name["Acme Corp"].summary == ""
 
 
-@pytest.mark.xfail(
-    reason="summary sentences from an earlier batch are kept after their fact ends: "
-    "Alice's summary still says she works at Acme Corp",
-    strict=True,
-)
 def test_summary_drops_a_sentence_whose_fact_ended_later(mem: Memory) -> None:
     mem.apply(mem.build((episode("ep1", d(2023, 1)), _works_at("Alice Chen works at Acme Corp."))))
     result = mem.build((episode("ep2", d(2025, 2)),

@@ -214,11 +214,6 @@ def test_speaker_turn_spans() -> None:
     assert text[second.body_start : second.body_end] == "hi"
 
 
-@pytest.mark.xfail(
-    reason="'Action Items' is not in the speaker header list, so the meeting-notes "
-    "header becomes a PERSON speaker and 'I' refers to it",
-    strict=True,
-)
 def test_action_items_header_is_not_a_person(find: Any) -> None:
     found = find("Meeting notes\nAction Items: I will update the runbook.")
     assert all(m.text != "Action Items" for m in found)
@@ -229,11 +224,6 @@ def test_no_speaker_means_no_first_person_mentions(find: Any) -> None:
     assert [m.text for m in found] == ["Kafka"]
 
 
-@pytest.mark.xfail(
-    reason="the first-person regex is case-sensitive for 'my': a turn starting "
-    "'My manager is ...' gets no mention for 'My'",
-    strict=True,
-)
 def test_capitalised_my_refers_to_the_speaker(find: Any) -> None:
     found = find("Bob Smith(user): My manager is Sarah Lin.")
     assert any(m.text == "My" and m.refers_to == "Bob Smith" for m in found)

@@ -91,11 +91,6 @@ def test_no_date_no_validity(sentence: str) -> None:
     assert validity(sentence, REF) == (None, None)
 
 
-@pytest.mark.xfail(
-    reason="a bare 4-digit quantity after 'to'/'from' is read as a year: "
-    "'to 2000 requests' gives invalid_at=2000-01-01",
-    strict=True,
-)
 def test_quantities_are_not_years() -> None:
     assert validity("Priya Raman scaled the Billing Service to 2000 requests per second.",
                     REF) == (None, None)

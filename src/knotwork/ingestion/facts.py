@@ -49,6 +49,8 @@ def merge_into(existing: Fact, new: Fact) -> Fact:
 def contradictions(new: Fact, existing: Iterable[Fact], now: datetime) -> list[Fact]:
     """Older valid facts a new functional fact supersedes, with invalid_at set."""
     out: list[Fact] = []
+    if new.invalid_at is not None:
+        return out  # a fact that has already ended supersedes nothing
     for old in existing:
         if old.type is not new.type or old.invalid_at is not None or old.id == new.id:
             continue

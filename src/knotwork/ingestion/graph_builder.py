@@ -125,11 +125,15 @@ class BatchBuilder:
                 if src == tgt:
                     continue
                 valid_at, invalid_at = validity(rel.fact, episode.valid_at)
+                if valid_at is None and invalid_at is not None and invalid_at <= episode.valid_at:
+                    valid_at = None  # "worked there until 2023": the start is unknown
+                else:
+                    valid_at = valid_at or episode.valid_at
                 proposed.append(Fact(
                     id=fact_id(self._group, src, tgt, rel.type, rel.fact), group_id=self._group,
                     source_id=src, target_id=tgt, type=rel.type, fact=rel.fact,
                     confidence=rel.confidence, episodes=[episode.id],
-                    valid_at=valid_at or episode.valid_at, invalid_at=invalid_at,
+                    valid_at=valid_at, invalid_at=invalid_at,
                     created_at=self._now, extraction_method=rel.method))
         if not proposed:
             return
@@ -148,15 +152,20 @@ class BatchBuilder:
     def _summaries(self, result: BatchResult) -> None:
         """Extractive summary: the entity's most confident current fact sentences."""
         by_entity: dict[str, list[Fact]] = {}
+        ended: dict[str, set[str]] = {}
         for fact in result.facts.values():
-            if fact.invalid_at is None:
-                by_entity.setdefault(fact.source_id, []).append(fact)
-                by_entity.setdefault(fact.target_id, []).append(fact)
-        for entity_id, facts in by_entity.items():
+            for endpoint in (fact.source_id, fact.target_id):
+                if fact.invalid_at is None:
+                    by_entity.setdefault(endpoint, []).append(fact)
+                else:
+                    ended.setdefault(endpoint, set()).add(fact.fact)
+        for entity_id in set(by_entity) | set(ended):
             entity = result.entities.get(entity_id)
             if entity is None:
                 continue
-            sentences = [s for s in re.split(r"(?<=[.!?])\s+", entity.summary) if s]
+            facts = by_entity.get(entity_id, [])
+            sentences = [s for s in re.split(r"(?<=[.!?])\s+", entity.summary)
+                         if s and s not in ended.get(entity_id, set())]
             for fact in sorted(facts, key=lambda f: (-f.confidence, f.fact)):
                 if fact.fact not in sentences:
                     sentences.append(fact.fact)

@@ -154,12 +154,20 @@ _NO_S = {"can", "will", "would", "should", "could", "must", "might", "may", "did
          "recently", "then", "think", "guess", "believe"}
 
 
+_IRREGULAR_PAST = frozenset(
+    """built wrote led made ran took gave began became brought bought sent spent met left set
+    put read said told thought found got held kept knew lost paid saw sold stood understood won
+    drove chose grew flew threw drew broke spoke woke rose fell felt heard hit cut let shut quit
+    taught caught fought sought shipped joined moved owned""".split()
+)
+
+
 def _third_person(verb: str) -> str:
     """'I work' → 'X works', 'I am' → 'X is' (so a fact reads in the third person)."""
     irregular = {"am": "is", "have": "has", "do": "does", "go": "goes"}
     if verb in irregular:
         return irregular[verb]
-    if verb in _NO_S or verb.endswith(("ed", "s")):
+    if verb in _NO_S or verb in _IRREGULAR_PAST or verb.endswith(("ed", "s")):
         return verb
     if verb.endswith(("sh", "ch", "x", "o")):
         return verb + "es"

@@ -57,7 +57,7 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(R.ACQUIRED, r"\b(?:acquir(?:e|es|ed|ing)|bought|purchased)\b"),
     _p(R.INVESTED_IN, r"\binvest(?:s|ed|ing|ment)? in\b|\bfunded\b|\bbacked\b"),
     _p(R.MEMBER_OF, r"\b(?:is|are|was|were|became)\s+(?:a\s+)?(?:member|part)\s+of\b|\bbelongs? to\b|\b(?:team|squad|department|group):\s*$", src={P}),
-    _p(R.WORKS_AT, r"\b(?:work(?:s|ed|ing)?|employed|hired)\s+(?:at|for|by)\b|\b(?:company|employer|organization):\s*$", src={P}, tgt={O}, tgt_sub=_NOT_TEAM),
+    _p(R.WORKS_AT, r"\b(?:work(?:s|ed|ing)?|employed|hired)\s+(?:at|for|by)\b|\bjoin(?:s|ed|ing)?\b|\b(?:company|employer|organization):\s*$", src={P}, tgt={O}, tgt_sub=_NOT_TEAM),
     _p(R.MEMBER_OF, r"\b(?:work(?:s|ed|ing)?)\s+(?:at|for|in|on)\b|\bjoin(?:s|ed|ing)?\b|\bon the\s*$|\bin the\s*$|\bmoved to\b|\btransferred to\b", src={P}, tgt={O}),
     _p(R.WORKS_AT, r"\bjoin(?:s|ed|ing)?\b|\b(?:is|was)\s+(?:a|an|the)\s+[\w\s/-]{1,40}\b(?:at|of|with)\s*$|^,\s*(?:a|an|the|our)?\s*[\w\s/-]{1,40}\b(?:at|of)\s*$", src={P}, tgt={O}),
     _p(R.LEADS, r"\blead(?:s|ing)?\b|\bled\b|\bheads?\b|\bheaded\b|\bruns\b|\brunning\b|\bdrives\b|\bdriving\b|\bin charge of\b|\b(?:is|was|as)\s+(?:the\s+)?(?:tech(?:nical)?\s+)?(?:lead|leader|head|owner|dri|project manager)\s+(?:of|for|on)\b|\b(?:lead|owner|dri):\s*$", src={P}),
@@ -107,18 +107,24 @@ def _allowed(p: Pattern, src: Mention, tgt: Mention) -> bool:
 def classify(gap: str, left: Mention, right: Mention) -> tuple[RelationType, bool, float] | None:
     """(type, reversed, confidence) for the gap text between two mentions, if any."""
     lowered = gap.lower()
-    parts = lowered.split(_E)
-    if len(parts) > 1:
-        # only a list ("X, Y and Z") may stand between the trigger and the right entity
-        if not all(_LIST_SEP.match(p) for p in parts[1:]):
+    row_cells = re.split(r"[;|]", lowered)
+    if len(row_cells) > 1:
+        # a table row rendered "Name: X; Team: Y; Manager: Z": only the last "Header:" counts
+        lowered_for_match = row_cells[-1]
+        if _E in lowered_for_match or not lowered_for_match.rstrip().endswith(":"):
             return None
-    elif _LIST_SEP.match(lowered):
-        return None  # "Kafka and PostgreSQL": listed together, no relation stated
-    lowered_for_match = parts[0]
-    if ";" in lowered_for_match or "|" in lowered_for_match:
-        # a table row rendered "Name: X; Team: Y": only the last "Header:" counts
-        lowered_for_match = re.split(r"[;|]", lowered_for_match)[-1]
-        if not lowered_for_match.rstrip().endswith(":"):
+        parts = [lowered_for_match]
+    else:
+        parts = lowered.split(_E)
+        if len(parts) == 1:
+            if _LIST_SEP.match(lowered):
+                return None  # "Kafka and PostgreSQL": listed together, no relation stated
+            lowered_for_match = lowered
+        elif all(_LIST_SEP.match(p) for p in parts[1:]):
+            lowered_for_match = parts[0]  # "depends on Kafka and PostgreSQL"
+        elif all(_LIST_SEP.match(p) for p in parts[:-1]):
+            lowered_for_match = parts[-1]  # "Lucas and Nina work at Globex"
+        else:
             return None
     if len(lowered_for_match.split()) > _MAX_GAP_TOKENS:
         return None
@@ -127,7 +133,7 @@ def classify(gap: str, left: Mention, right: Mention) -> tuple[RelationType, boo
             src, tgt = (right, left) if p.reverse else (left, right)
             if _allowed(p, src, tgt):
                 return p.type, p.reverse, 0.8 if _E not in lowered else 0.7
-    if len(parts) == 1 and len(lowered.split()) <= 10 and not re.search(r"[\n;|:]", gap):
+    if _E not in lowered and len(lowered.split()) <= 10 and not re.search(r"[\n;|:]", gap):
         return R.RELATED_TO, False, 0.45
     return None
 

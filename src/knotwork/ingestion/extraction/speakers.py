@@ -11,7 +11,18 @@ _SPEAKER = re.compile(
     r"[ \t]*(?:\((?P<role>[^)\n]{1,30})\))?[ \t]*:[ \t]+",
     re.MULTILINE,
 )
-_FIRST_PERSON = re.compile(r"\b(I|me|my|mine|myself|we|We|us|our|Our)\b")
+_FIRST_PERSON = re.compile(r"\b(I|me|Me|my|My|mine|Mine|myself|Myself|we|We|us|our|Our)\b")
+
+
+# words that make a "Heading: text" line a label rather than a speaker prefix
+_NOT_NAME_WORDS = frozenset(
+    """items item steps step notes note points point questions question summary agenda
+    decision decisions action actions update updates status owner owners date time deadline
+    goal goals risk risks issue issues impact timeline context background problem solution
+    resolution outcome outcomes result results details detail description overview scope
+    next open done todo blocker blockers reminder fyi warning info tip important edit
+    q a re subject tl;dr tldr total cost budget version release priority""".split()
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +40,8 @@ def speaker_turns(text: str) -> list[SpeakerTurn]:
     matches = list(_SPEAKER.finditer(text))
     for i, m in enumerate(matches):
         name = m.group("name")
+        if any(word.lower().strip(".") in _NOT_NAME_WORDS for word in name.split()):
+            continue
         if name.lower() in {"note", "notes", "update", "fyi", "todo", "decision", "summary",
                             "action", "status", "q", "a", "re", "subject", "date", "owner", "name",
                             "role", "team", "title", "email", "department", "location", "manager",

@@ -14,7 +14,9 @@ _DATE = (
     r"(?:\d{4}-\d{2}-\d{2}|" + _MONTHS + r"\s+\d{4}|"
     + _MONTHS + r"\s+\d{1,2}(?!\d)(?:st|nd|rd|th)?(?:,?\s+\d{4})?|"
     r"\d{1,2}(?:st|nd|rd|th)?\s+" + _MONTHS + r"(?:,?\s+\d{4})?|"
-    r"(?:early|mid|late)?\s*\d{4})"
+    r"(?:early|mid|late)?\s*(?:19[7-9]\d|20\d\d)(?!\d|[,.]\d)"
+    r"(?-i:(?!\s*(?:(?!(?:was|is|as|has|this|its|his|thus)\b)[a-z]+s\b|%|"
+    r"(?:k|m|ms|gb|mb|tb|kb|usd|eur)\b))))"
 )
 _START = re.compile(r"\b(?:since|from|starting(?: on| in)?|as of|effective(?: from)?|beginning(?: in| on)?)\s+(" + _DATE + r")", re.I)
 _END = re.compile(r"\b(?:until|till|through|to|ended(?: on| in)?|ending(?: on| in)?|left (?:\w+ )?(?:on|in))\s+(" + _DATE + r")", re.I)
