@@ -580,30 +580,30 @@ class _Builder:
 
 
 def _questions(world: World, rng: random.Random, n: int) -> list[tuple[str, str]]:
+    """Round-robin over question kinds; each kind's pool is used up before any repeats."""
     w = world
     staff = [p for p in w.people.values() if p.manager]
-    single_dep = [s for s in w.systems.values() if len(s.depends_on) == 1]
-    makers = [
-        lambda: (lambda pr: (f"Who leads {pr.name}?", pr.lead))(rng.choice(list(w.projects.values()))),
-        lambda: (lambda p: (f"Who does {p.name} report to?", p.manager or ""))(rng.choice(staff)),
-        lambda: (lambda s: (f"Which team maintains the {s.name}?", s.team))(rng.choice(list(w.systems.values()))),
-        lambda: (lambda p: (f"Which team is {p.name} a member of?", p.team))(rng.choice(staff)),
-        lambda: (lambda p: (f"Where is {p.name} based?", p.city))(rng.choice(staff)),
-        lambda: (lambda t: (f"Who leads the {t.name}?", t.lead))(rng.choice(list(w.teams.values()))),
+    pools: list[list[tuple[str, str]]] = [
+        [(f"Who leads {pr.name}?", pr.lead) for pr in w.projects.values()],
+        [(f"Who does {p.name} report to?", p.manager or "") for p in staff],
+        [(f"Which team maintains the {s.name}?", s.team) for s in w.systems.values()],
+        [(f"Which team is {p.name} a member of?", p.team) for p in staff],
+        [(f"Where is {p.name} based?", p.city) for p in staff],
+        [(f"Who leads the {t.name}?", t.lead) for t in w.teams.values()],
+        [(f"What does the {s.name} depend on?", s.depends_on[0])
+         for s in w.systems.values() if len(s.depends_on) == 1],
     ]
-    if single_dep:
-        makers.append(lambda: (lambda s: (f"What does the {s.name} depend on?", s.depends_on[0]))(
-            rng.choice(single_dep)))
+    pools = [p for p in pools if p]
+    for pool in pools:
+        rng.shuffle(pool)
     out: list[tuple[str, str]] = []
-    seen: set[str] = set()
-    attempts = 0
-    while len(out) < n and attempts < n * 50:
-        attempts += 1
-        q, a = makers[len(out) % len(makers)]()
-        if q in seen and attempts < n * 20:
-            continue
-        seen.add(q)
-        out.append((q, a))
+    queues = [list(pool) for pool in pools]
+    while len(out) < n:
+        if not any(queues):  # every pool used up: start over (questions repeat)
+            queues = [list(pool) for pool in pools]
+        for queue in queues:
+            if queue and len(out) < n:
+                out.append(queue.pop(0))
     return out
 
 

@@ -63,6 +63,21 @@ class Settings(BaseSettings):
     rrf_k: int = 60  # design doc 004 uses 60; doc 000 (Graphiti) uses 1
     min_answer_score: float = 0.25
 
+    # communities (hierarchical Leiden; design doc 003)
+    community_resolution: float = Field(default=1.0, gt=0, description="Leiden resolution")
+    community_max_size: int = Field(default=10, ge=2, description="largest leaf community")
+    community_seed: int = 42
+    community_rebuild_threshold: float = Field(
+        default=0.1, ge=0, le=1,
+        description="share of the graph changed since the last build that forces re-detection")
+    community_inline_summaries: bool = Field(
+        default=True, description="re-summarize stale communities right after ingestion")
+    community_key_facts: int = Field(default=8, ge=1)
+
+    # events (Redis Streams). Default: the embedded FalkorDB's redis-server.
+    redis_url: str | None = None  # e.g. redis://host:6379/0 in production
+    queue_prefix: str = "knotwork:"
+
     def resolved_database_url(self) -> str:
         if self.database_url:
             return self.database_url

@@ -14,7 +14,16 @@ from typing import Any
 
 import pytest
 
-from knotwork.domain.models import Entity, EntityType, Episode, Fact, FactHit, RelationType
+from knotwork.domain.models import (
+    Community,
+    CommunityState,
+    Entity,
+    EntityType,
+    Episode,
+    Fact,
+    FactHit,
+    RelationType,
+)
 from knotwork.domain.ports import GraphStore
 
 T0 = datetime(2024, 3, 1, 12, 0, 0, tzinfo=UTC)
@@ -502,3 +511,134 @@ def test_bad_group_id_raises(store: GraphStore, bad: str) -> None:
         store.upsert_mentions(bad, [("ep-1", "ent-a")])
     with pytest.raises(ValueError):
         store.upsert_entities([ent(bad, "a")])
+
+
+# --------------------------------------------------------------------------- communities
+
+
+def community(group: str, key: str, members: list[str], **kw: object) -> Community:
+    data: dict[str, object] = {
+        "id": f"com-{key}",
+        "group_id": group,
+        "level": 0,
+        "name": f"Community {key}",
+        "entity_ids": sorted(f"ent-{m}" for m in members),
+        "entity_count": len(members),
+        "created_at": T0,
+        "updated_at": T0,
+    }
+    data.update(kw)
+    return Community.model_validate(data)
+
+
+def _hierarchy(group: str) -> list[Community]:
+    """Two leaves (a, b | c, d) under one root, plus a lone leaf (e, f)."""
+    return [
+        community(group, "root", ["a", "b", "c", "d"], level=1, child_ids=["com-l1", "com-l2"],
+                  summary="root summary", key_topics=["atlas", "billing"],
+                  central_entities=["ent-a"], representative_entities=["ent-c"],
+                  key_facts=["fact-ab"], citations=["ep-1", "ep-2"],
+                  modularity_contribution=0.25, internal_density=0.5,
+                  external_connectivity=0.125, summarizer="extractive/1", summary_version=3,
+                  last_summarized_at=at(2024)),
+        community(group, "l1", ["a", "b"], parent_id="com-root"),
+        community(group, "l2", ["c", "d"], parent_id="com-root", summary_stale=True),
+        community(group, "l3", ["e", "f"]),
+    ]
+
+
+def test_replace_and_list_communities(store: GraphStore, group: str) -> None:
+    store.upsert_entities([ent(group, k) for k in "abcdef"])
+    expected = _hierarchy(group)
+    store.replace_communities(group, expected)
+    assert store.list_communities(group) == sorted(expected, key=lambda c: (-c.level, c.id))
+    assert [c.id for c in store.list_communities(group, level=0)] == ["com-l1", "com-l2", "com-l3"]
+    assert store.list_communities(group, level=1) == [expected[0]]
+    assert store.list_communities(group, level=7) == []
+    assert store.get_community(group, "com-l2") == expected[2]
+    assert store.get_community(group, "com-missing") is None
+
+
+def test_replace_communities_removes_the_old_ones(store: GraphStore, group: str) -> None:
+    store.upsert_entities([ent(group, k) for k in "abcdef"])
+    store.replace_communities(group, _hierarchy(group))
+    fresh = [community(group, "new", ["a", "f"])]
+    store.replace_communities(group, fresh)
+    assert store.list_communities(group) == fresh
+    assert store.community_of(group, ["ent-a", "ent-b"]) == {"ent-a": "com-new"}
+    store.replace_communities(group, [])
+    assert store.list_communities(group) == []
+    assert store.counts(group).entities == 6  # members survive
+
+
+def test_community_of_by_level(store: GraphStore, group: str) -> None:
+    store.upsert_entities([ent(group, k) for k in "abcdefg"])
+    store.replace_communities(group, _hierarchy(group))
+    ids = ["ent-a", "ent-d", "ent-e", "ent-g", "ent-missing"]
+    assert store.community_of(group, ids) == {
+        "ent-a": "com-l1", "ent-d": "com-l2", "ent-e": "com-l3"}
+    assert store.community_of(group, ids, level=1) == {"ent-a": "com-root", "ent-d": "com-root"}
+    assert store.community_of(group, []) == {}
+
+
+def test_add_members_and_mark_stale(store: GraphStore, group: str) -> None:
+    store.upsert_entities([ent(group, k) for k in "abcdefg"])
+    store.replace_communities(group, _hierarchy(group))
+    store.add_community_members(group, [("com-l1", "ent-g"), ("com-root", "ent-g"),
+                                        ("com-l1", "ent-g"), ("com-l1", "ent-ghost")])
+    leaf = store.get_community(group, "com-l1")
+    assert leaf is not None
+    assert (leaf.entity_ids, leaf.entity_count) == (["ent-a", "ent-b", "ent-g"], 3)
+    root = store.get_community(group, "com-root")
+    assert root is not None and root.entity_count == 5
+    assert store.community_of(group, ["ent-g"], level=1) == {"ent-g": "com-root"}
+
+    assert store.mark_stale(group, ["com-l1", "com-root", "com-nope", "com-l1"]) == 2
+    stale = {c.id for c in store.list_communities(group) if c.summary_stale}
+    assert stale == {"com-l1", "com-root", "com-l2"}
+    assert store.mark_stale(group, []) == 0
+
+
+def test_upsert_communities_updates_summaries_not_members(store: GraphStore, group: str) -> None:
+    store.upsert_entities([ent(group, k) for k in "abcdef"])
+    store.replace_communities(group, _hierarchy(group))
+    before = store.get_community(group, "com-l2")
+    assert before is not None
+    updated = before.model_copy(update={
+        "summary": "new \"summary\"\nline", "summary_stale": False, "summary_version": 2,
+        "key_facts": ["fact-cd"], "entity_ids": [], "last_summarized_at": at(2025)})
+    store.upsert_communities([updated])
+    assert store.get_community(group, "com-l2") == updated.model_copy(
+        update={"entity_ids": before.entity_ids})
+
+
+def test_community_state_round_trip(store: GraphStore, group: str) -> None:
+    assert store.get_community_state(group) is None
+    state = CommunityState(group_id=group, built_at=at(2024), entity_count=10, fact_count=20,
+                           community_count=3, levels=2, modularity=0.41, resolution=1.5,
+                           max_size=5, seed=7, changed_entities=1, changed_facts=2,
+                           updated_at=at(2025))
+    store.save_community_state(state)
+    assert store.get_community_state(group) == state
+    later = state.model_copy(update={"changed_facts": 9})
+    store.save_community_state(later)
+    assert store.get_community_state(group) == later
+    assert later.changed_share == 10 / 30
+
+
+def test_communities_are_tenant_scoped(store: GraphStore, group: str, other_group: str) -> None:
+    for gid in (group, other_group):
+        store.upsert_entities([ent(gid, k) for k in "abcdef"])
+    store.replace_communities(group, _hierarchy(group))
+    assert store.list_communities(other_group) == []
+    assert store.get_community(other_group, "com-root") is None
+    assert store.community_of(other_group, ["ent-a"]) == {}
+    assert store.mark_stale(other_group, ["com-root"]) == 0
+    with pytest.raises(ValueError):
+        store.replace_communities(other_group, _hierarchy(group))
+    store.replace_communities(other_group, [community(other_group, "x", ["a"])])
+    assert len(store.list_communities(group)) == 4
+    store.delete_group(group)
+    assert store.list_communities(group) == []
+    assert store.get_community_state(group) is None
+    assert [c.id for c in store.list_communities(other_group)] == ["com-x"]

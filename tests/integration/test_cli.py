@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -23,6 +24,7 @@ from typing import Any
 import pytest
 
 import knotwork
+from knotwork.settings import EmbedderBackend, Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.models]
 
@@ -71,6 +73,16 @@ class Cli:
 
     def export(self) -> dict[str, Any]:
         return self.json("graph", "export", "--json")
+
+    def snapshot(self) -> dict[str, Any]:
+        """What ``graph export --json`` prints, read in-process (a second cheaper than a run)."""
+        from knotwork.core import Knotwork
+
+        settings = Settings(data_dir=self.data_dir, group=self.group,  # type: ignore[arg-type]
+                            falkordb_url=self.falkordb_url, database_url=self.database_url,
+                            embedder=EmbedderBackend.HASHING)
+        with Knotwork(settings) as kw:
+            return kw.export_graph().model_dump(mode="json")
 
     def ask(self, question: str, *extra: str) -> dict[str, Any]:
         payload = self.json("query", question, "--json", *extra)
@@ -210,6 +222,7 @@ def test_graph_export_has_the_contract_shape(kb: KnowledgeBase) -> None:
 
     summary = kb.cli.run("graph", "export", "--summary").stdout.strip()
     assert summary == f"{len(export['entities'])} entities, {len(export['facts'])} facts"
+    assert kb.cli.snapshot() == export  # the in-process read the error tests compare with
 
 
 def test_entities_resolve_full_name_given_name_and_unknown(kb: KnowledgeBase) -> None:
@@ -296,7 +309,7 @@ def test_an_error_is_one_line_and_loses_nothing(case: str, kb: KnowledgeBase,
     assert len(lines) == 1 and lines[0].strip(), proc.stderr
     assert mentions.lower() in lines[0].lower(), lines[0]
     assert "Traceback" not in proc.stderr
-    assert kb.cli.export() == kb.export
+    assert kb.cli.snapshot() == kb.export
 
 
 # --------------------------------------------------------------------------- PostgreSQL
@@ -310,3 +323,40 @@ def test_ingest_and_query_with_a_postgres_document_store(fresh: Cli, postgres_ur
     assert "Sofia Lindqvist" in result["answer"]
     assert ("slack", "eng-platform/1740996120.000200") in _cited(result)
     assert not (fresh.data_dir / "knotwork.db").exists()  # documents went to PostgreSQL
+
+
+# --------------------------------------------------------------------------- serve
+
+
+def test_serve_answers_healthz(fresh: Cli) -> None:
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = subprocess.Popen([*COMMAND, "--group", fresh.group, "serve", "--port", str(port)],
+                              env=fresh.env(), stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
+                    assert json.loads(r.read()) == {"status": "ok"}
+                    break
+            except OSError:
+                assert server.poll() is None, server.communicate()[1]
+                assert time.monotonic() < deadline, "knotwork serve did not come up"
+                time.sleep(0.2)
+    finally:
+        server.terminate()
+        try:
+            _, log = server.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            _, log = server.communicate()
+    # uvicorn shuts down cleanly on SIGTERM (lifespan closed), then re-raises the signal
+    assert server.returncode in (0, -signal.SIGTERM), log
+    assert "Application shutdown complete" in log, log

@@ -231,3 +231,61 @@ class QueryResult(_Model):
     reasoning_trace: list[str] = Field(default_factory=list)
     entities: list[Entity] = Field(default_factory=list)
     facts: list[Fact] = Field(default_factory=list)
+
+
+class Community(_Model):
+    """A node of the community hierarchy (design doc 003, Community schema).
+
+    ``level`` 0 is a leaf; a parent's level is above each child's. ``entity_ids`` are the
+    members (stored as HAS_MEMBER edges); every internal community is the union of its
+    children. ``key_facts`` are fact ids, ``citations`` the episode (chunk) ids evidencing them.
+    ``external_connectivity`` is the share of the members' edge weight that leaves the
+    community (0 = closed, 1 = no internal edges).
+    """
+
+    id: str
+    group_id: str
+    level: int = Field(ge=0)
+    name: str = ""
+    parent_id: str | None = None
+    child_ids: list[str] = Field(default_factory=list)
+    entity_ids: list[str] = Field(default_factory=list)
+    entity_count: int = 0
+    summary: str = ""
+    key_topics: list[str] = Field(default_factory=list)
+    central_entities: list[str] = Field(default_factory=list)
+    representative_entities: list[str] = Field(default_factory=list)
+    key_facts: list[str] = Field(default_factory=list)
+    citations: list[str] = Field(default_factory=list)
+    modularity_contribution: float = 0.0
+    internal_density: float = 0.0
+    external_connectivity: float = 0.0
+    summary_stale: bool = False
+    summary_version: int = 0
+    summarizer: str = ""
+    created_at: datetime
+    updated_at: datetime
+    last_summarized_at: datetime | None = None
+
+
+class CommunityState(_Model):
+    """The record of a tenant's last full community build, plus the changes since."""
+
+    group_id: str
+    built_at: datetime
+    entity_count: int  # projected entities at build time
+    fact_count: int  # projected facts at build time
+    community_count: int
+    levels: int
+    modularity: float = 0.0
+    resolution: float = 1.0
+    max_size: int = 10
+    seed: int = 0
+    changed_entities: int = 0  # assigned incrementally since the build
+    changed_facts: int = 0  # facts touched since the build
+    updated_at: datetime
+
+    @property
+    def changed_share(self) -> float:
+        total = self.entity_count + self.fact_count
+        return (self.changed_entities + self.changed_facts) / total if total else 1.0

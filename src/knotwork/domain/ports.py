@@ -13,9 +13,12 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from knotwork.domain.events import CommunitiesRebuilt, CommunityUpdated, Delivery
 from knotwork.domain.models import (
     AuditEvent,
     Chunk,
+    Community,
+    CommunityState,
     Document,
     DocumentCounts,
     Entity,
@@ -91,6 +94,43 @@ class GraphStore(Protocol):
     def list_facts(self, group_id: str) -> list[Fact]: ...
 
     def counts(self, group_id: str) -> GraphCounts: ...
+
+    # -- communities: Community nodes, (c)-[:HAS_MEMBER]->(entity), (parent)-[:PARENT_OF]->(c)
+
+    def replace_communities(self, group_id: str, communities: Sequence[Community]) -> None:
+        """Delete every community of the tenant, then write these with members and links."""
+        ...
+
+    def upsert_communities(self, communities: Sequence[Community]) -> None:
+        """Write the properties (summary, metrics, counts) of existing or new communities.
+
+        Membership is not touched: see :meth:`add_community_members`.
+        """
+        ...
+
+    def add_community_members(self, group_id: str, pairs: Sequence[tuple[str, str]]) -> None:
+        """MERGE (community)-[:HAS_MEMBER]->(entity) per (community_id, entity_id)."""
+        ...
+
+    def list_communities(self, group_id: str, level: int | None = None) -> list[Community]:
+        """With members; ordered by level descending, then id."""
+        ...
+
+    def get_community(self, group_id: str, community_id: str) -> Community | None: ...
+
+    def community_of(
+        self, group_id: str, entity_ids: Sequence[str], level: int = 0
+    ) -> dict[str, str]:
+        """entity id -> id of its community at ``level`` (entities without one left out)."""
+        ...
+
+    def mark_stale(self, group_id: str, community_ids: Sequence[str]) -> int:
+        """Set ``summary_stale``; returns how many communities exist among the ids."""
+        ...
+
+    def get_community_state(self, group_id: str) -> CommunityState | None: ...
+
+    def save_community_state(self, state: CommunityState) -> None: ...
 
     def delete_group(self, group_id: str) -> None: ...
 
@@ -214,3 +254,48 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Unit-normalised vectors, one per text, computed in batches."""
         ...
+
+
+# --------------------------------------------------------------------------- events
+
+
+@runtime_checkable
+class EventQueue(Protocol):
+    """At-least-once topics with consumer groups (Redis Streams in production).
+
+    Every consumer group sees every event of a topic; within a group each event goes to one
+    consumer until it is acknowledged. Unacknowledged events can be claimed again.
+    """
+
+    def publish(self, topic: str, event: CommunityUpdated | CommunitiesRebuilt) -> str:
+        """Append the event; returns its message id."""
+        ...
+
+    def consume(
+        self,
+        topic: str,
+        group: str,
+        consumer: str,
+        *,
+        count: int = 10,
+        block_ms: int | None = None,
+        claim_idle_ms: int | None = None,
+    ) -> list[Delivery]:
+        """New events for ``consumer`` (the group is created, from the start, if missing).
+
+        ``claim_idle_ms``: first take over events another consumer of the group left
+        unacknowledged for at least that long. ``block_ms``: wait up to that long for one.
+        """
+        ...
+
+    def ack(self, topic: str, group: str, message_ids: Sequence[str]) -> int:
+        """Acknowledge; returns how many were pending."""
+        ...
+
+    def pending(self, topic: str, group: str) -> int:
+        """Delivered but not yet acknowledged."""
+        ...
+
+    def delete_topic(self, topic: str) -> None: ...
+
+    def close(self) -> None: ...

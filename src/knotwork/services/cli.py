@@ -263,7 +263,7 @@ def main() -> None:
     except typer.Abort:
         typer.echo("knotwork: error: aborted", err=True)
         sys.exit(1)
-    except Exception as exc:  # noqa: BLE001 - an unexpected failure: still one line
+    except Exception as exc:  # an unexpected failure: still one line, exit 1
         if _State.verbose:
             raise
         detail = _first_line(str(exc))

@@ -9,7 +9,7 @@ from urllib.parse import unquote, urlparse
 import structlog
 from redis.exceptions import ResponseError
 
-from knotwork.infra.graph_common import cypher
+from knotwork.infra.graph_common import community_cypher, cypher
 from knotwork.infra.graph_common.base import CypherGraphStore
 from knotwork.infra.graph_common.records import Row, validate_group_id
 
@@ -50,6 +50,8 @@ class FalkorGraphStore(CypherGraphStore):
         from falkordb import FalkorDB
 
         self.host, self.port = host, port
+        # kept so other Redis clients (the event queue) can reach the same server
+        self.username, self.password = username, password
         self._db: FalkorDB = FalkorDB(host=host, port=port, password=password, username=username)
         self._graphs: dict[str, Graph] = {}
         self._server = server
@@ -94,13 +96,13 @@ class FalkorGraphStore(CypherGraphStore):
 
     def _create_schema(self, group_id: str) -> None:
         graph = self._graph(group_id)
-        for statement in cypher.FALKOR_INDEXES:
+        for statement in (*cypher.FALKOR_INDEXES, *community_cypher.FALKOR_INDEXES):
             try:
                 graph.query(statement)
             except ResponseError as exc:
                 if not any(marker in str(exc) for marker in _ALREADY):
                     raise
-        for label, prop in cypher.FALKOR_UNIQUE:
+        for label, prop in (*cypher.FALKOR_UNIQUE, *community_cypher.FALKOR_UNIQUE):
             try:
                 graph.create_node_unique_constraint(label, prop)
             except ResponseError as exc:

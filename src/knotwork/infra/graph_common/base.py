@@ -13,6 +13,7 @@ import structlog
 from knotwork.domain.models import Entity, Episode, Fact, FactHit, GraphCounts
 from knotwork.domain.timeutil import to_iso
 from knotwork.infra.graph_common import cypher
+from knotwork.infra.graph_common.communities import CommunityCypherMixin
 from knotwork.infra.graph_common.records import (
     BATCH_SIZE,
     Row,
@@ -44,7 +45,7 @@ def _in_order(ids: Sequence[str], models: Sequence[M]) -> list[M]:
     return [by_id[i] for i in unique(ids) if i in by_id]
 
 
-class CypherGraphStore(ABC):
+class CypherGraphStore(CommunityCypherMixin, ABC):
     """Implements :class:`knotwork.domain.ports.GraphStore` on top of :meth:`_run`."""
 
     batch_size: int = BATCH_SIZE

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
-from knotwork.domain.models import Entity, Episode, EpisodeSource, Fact
+from knotwork.domain.models import Community, CommunityState, Entity, Episode, EpisodeSource, Fact
 from knotwork.domain.timeutil import from_iso, to_iso
 
 Row = dict[str, Any]
@@ -161,4 +161,102 @@ def row_to_episode(row: Mapping[str, Any]) -> Episode:
         document_id=row["document_id"],
         valid_at=_required_time(row.get("valid_at"), "valid_at"),
         created_at=_required_time(row.get("created_at"), "created_at"),
+    )
+
+
+# --------------------------------------------------------------------------- community
+
+
+def community_to_row(community: Community) -> Row:
+    """Every property except the members (those are HAS_MEMBER edges)."""
+    return {
+        "id": community.id,
+        "group_id": community.group_id,
+        "level": int(community.level),
+        "name": community.name,
+        "parent_id": community.parent_id,
+        "child_ids": list(community.child_ids),
+        "entity_count": int(community.entity_count),
+        "summary": community.summary,
+        "key_topics": list(community.key_topics),
+        "central_entities": list(community.central_entities),
+        "representative_entities": list(community.representative_entities),
+        "key_facts": list(community.key_facts),
+        "citations": list(community.citations),
+        "modularity_contribution": float(community.modularity_contribution),
+        "internal_density": float(community.internal_density),
+        "external_connectivity": float(community.external_connectivity),
+        "summary_stale": bool(community.summary_stale),
+        "summary_version": int(community.summary_version),
+        "summarizer": community.summarizer,
+        "created_at": to_iso(community.created_at),
+        "updated_at": to_iso(community.updated_at),
+        "last_summarized_at": to_iso(community.last_summarized_at),
+    }
+
+
+def _float(value: Any) -> float:
+    return float(value) if value is not None else 0.0
+
+
+def row_to_community(row: Mapping[str, Any]) -> Community:
+    return Community(
+        id=row["id"],
+        group_id=row["group_id"],
+        level=int(row["level"]),
+        name=row.get("name") or "",
+        parent_id=row.get("parent_id"),
+        child_ids=sorted(_strings(row.get("child_ids"))),
+        entity_ids=sorted(_strings(row.get("entity_ids"))),
+        entity_count=int(row.get("entity_count") or 0),
+        summary=row.get("summary") or "",
+        key_topics=_strings(row.get("key_topics")),
+        central_entities=_strings(row.get("central_entities")),
+        representative_entities=_strings(row.get("representative_entities")),
+        key_facts=_strings(row.get("key_facts")),
+        citations=_strings(row.get("citations")),
+        modularity_contribution=_float(row.get("modularity_contribution")),
+        internal_density=_float(row.get("internal_density")),
+        external_connectivity=_float(row.get("external_connectivity")),
+        summary_stale=bool(row.get("summary_stale")),
+        summary_version=int(row.get("summary_version") or 0),
+        summarizer=row.get("summarizer") or "",
+        created_at=_required_time(row.get("created_at"), "created_at"),
+        updated_at=_required_time(row.get("updated_at"), "updated_at"),
+        last_summarized_at=_time(row.get("last_summarized_at")),
+    )
+
+
+def state_to_row(state: CommunityState) -> Row:
+    return {
+        "built_at": to_iso(state.built_at),
+        "entity_count": int(state.entity_count),
+        "fact_count": int(state.fact_count),
+        "community_count": int(state.community_count),
+        "levels": int(state.levels),
+        "modularity": float(state.modularity),
+        "resolution": float(state.resolution),
+        "max_size": int(state.max_size),
+        "seed": int(state.seed),
+        "changed_entities": int(state.changed_entities),
+        "changed_facts": int(state.changed_facts),
+        "updated_at": to_iso(state.updated_at),
+    }
+
+
+def row_to_state(row: Mapping[str, Any]) -> CommunityState:
+    return CommunityState(
+        group_id=row["group_id"],
+        built_at=_required_time(row.get("built_at"), "built_at"),
+        entity_count=int(row.get("entity_count") or 0),
+        fact_count=int(row.get("fact_count") or 0),
+        community_count=int(row.get("community_count") or 0),
+        levels=int(row.get("levels") or 0),
+        modularity=_float(row.get("modularity")),
+        resolution=_float(row.get("resolution")) or 1.0,
+        max_size=int(row.get("max_size") or 0),
+        seed=int(row.get("seed") or 0),
+        changed_entities=int(row.get("changed_entities") or 0),
+        changed_facts=int(row.get("changed_facts") or 0),
+        updated_at=_required_time(row.get("updated_at"), "updated_at"),
     )

@@ -9,7 +9,7 @@ from typing import Any
 
 import structlog
 
-from knotwork.infra.graph_common import cypher
+from knotwork.infra.graph_common import community_cypher, cypher
 from knotwork.infra.graph_common.base import CypherGraphStore
 from knotwork.infra.graph_common.records import Row
 
@@ -44,18 +44,24 @@ class Neo4jGraphStore(CypherGraphStore):
     def _create_schema(self, group_id: str) -> None:
         if self._schema_created:  # one schema for every tenant
             return
-        for statement in cypher.NEO4J_SCHEMA:
+        for statement in (*cypher.NEO4J_SCHEMA, *community_cypher.NEO4J_SCHEMA):
             self._driver.execute_query(statement, database_=self._database)
         self._schema_created = True
 
     def _drop_group(self, group_id: str) -> None:
-        for query in (cypher.DELETE_EPISODES_BATCH, cypher.DELETE_ENTITIES_BATCH):
+        for query in (
+            community_cypher.DELETE_COMMUNITIES_BATCH,
+            cypher.DELETE_EPISODES_BATCH,
+            cypher.DELETE_ENTITIES_BATCH,
+        ):
             while True:
                 rows = self._run(
                     group_id, query, {"group_id": group_id, "batch": DELETE_BATCH}, write=True
                 )
                 if not rows or int(rows[0]["deleted"]) == 0:
                     break
+        params = {"group_id": group_id}
+        self._run(group_id, community_cypher.DELETE_COMMUNITY_STATE, params, write=True)
 
     def close(self) -> None:
         self._driver.close()
