@@ -23,9 +23,10 @@ def d(y: int, m: int = 1, day: int = 1) -> datetime:
 
 
 def fact(src: str, tgt: str, rtype: RelationType = R.WORKS_AT, text: str = "",
-         episodes: tuple[str, ...] = ("ep1",), valid_at: datetime | None = None,
+         episodes: tuple[str, ...] | None = None, valid_at: datetime | None = None,
          invalid_at: datetime | None = None, confidence: float = 0.8) -> Fact:
     text = text or f"{src} {rtype} {tgt}."
+    episodes = episodes if episodes is not None else (f"ep-{src}-{tgt}",)
     return Fact(id=fact_id("g", src, tgt, rtype, text), group_id="g", source_id=src,
                 target_id=tgt, type=rtype, fact=text, confidence=confidence,
                 episodes=list(episodes), valid_at=valid_at, invalid_at=invalid_at,
@@ -168,3 +169,10 @@ def test_unique_by_id_keeps_the_last_version() -> None:
     out = unique_by_id([a1, b, a2])
     assert len(out) == 2
     assert {f.id: f.confidence for f in out}[a1.id] == 0.9
+
+
+def test_one_statement_naming_two_places_is_no_change() -> None:
+    """"Headquartered in Austin, Texas" yields two facts from one episode: neither ends the other."""
+    city = fact("acme", "austin", R.HEADQUARTERED_IN, episodes=("ep7",), valid_at=d(2025))
+    state = fact("acme", "texas", R.HEADQUARTERED_IN, episodes=("ep7",), valid_at=d(2025))
+    assert contradictions(state, [city], NOW) == []

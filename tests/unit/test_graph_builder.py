@@ -104,7 +104,8 @@ def test_new_entities_are_created_with_keys(mem: Memory) -> None:
     assert priya.canonical_name == "priya raman"
     assert set(priya.name_keys) == {"priya raman", "first:priya"}
     assert priya.created_at == d(2025, 3)  # the episode's time, not the batch time
-    assert names(result)["Acme Corp"].name_keys == ["acme corp"]
+    # a company is also found without its legal/industry suffix
+    assert names(result)["Acme Corp"].name_keys == ["acme corp", "acme"]
 
 
 def test_resolution_by_exact_key(mem: Memory) -> None:
@@ -313,3 +314,10 @@ def test_summary_drops_a_sentence_whose_fact_ended_later(mem: Memory) -> None:
     result = mem.build((episode("ep2", d(2025, 2)),
                         _works_at("Alice Chen works at Globex Corp.", "Globex Corp")))
     assert names(result)["Alice Chen"].summary == "Alice Chen works at Globex Corp."
+
+
+def test_vendor_prefixed_technology_resolves_to_the_plain_name(mem: Memory) -> None:
+    kafka = mem.add_entity("Kafka", EntityType.TECHNOLOGY)
+    result = mem.build((episode("ep1"), extraction([local("Apache Kafka", EntityType.TECHNOLOGY)])))
+    assert list(result.entities) == [kafka.id]
+    assert "Apache Kafka" in result.entities[kafka.id].aliases

@@ -54,6 +54,8 @@ def contradictions(new: Fact, existing: Iterable[Fact], now: datetime) -> list[F
     for old in existing:
         if old.type is not new.type or old.invalid_at is not None or old.id == new.id:
             continue
+        if set(old.episodes) & set(new.episodes):
+            continue  # "headquartered in Austin, Texas": one statement, not a change
         by_source = new.type in FUNCTIONAL_BY_SOURCE and old.source_id == new.source_id \
             and old.target_id != new.target_id
         by_target = new.type in FUNCTIONAL_BY_TARGET and old.target_id == new.target_id \

@@ -10,7 +10,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from knotwork.domain.models import Entity, EntityType
+from knotwork.ingestion.extraction.lexicon import COMPANY_SUFFIXES, VENDOR_PREFIXES
 from knotwork.resolution.normalize import first_name_key
+
+_COMPANY_WORDS = frozenset(s.lower().rstrip(".") for s in COMPANY_SUFFIXES) - {"group", "bank"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,8 +23,21 @@ class Resolution:
     alternatives: tuple[tuple[Entity, float], ...] = ()
 
 
+def _variants(key: str, etype: EntityType) -> list[str]:
+    """Other spellings that name the same thing: 'apache kafka' → 'kafka',
+    'northwind robotics' → 'northwind'."""
+    out: list[str] = []
+    if etype is EntityType.TECHNOLOGY:
+        out += [key.removeprefix(p) for p in VENDOR_PREFIXES if key.startswith(p)]
+    if etype is EntityType.ORGANIZATION:
+        words = key.split()
+        if len(words) >= 2 and words[-1] in _COMPANY_WORDS:
+            out.append(" ".join(words[:-1]))
+    return [v for v in out if len(v) >= 3]
+
+
 def lookup_keys(key: str, etype: EntityType) -> list[str]:
-    keys = [key]
+    keys = [key, *_variants(key, etype)]
     if etype is EntityType.PERSON and " " not in key:
         keys.append(f"first:{key}")
     return keys
@@ -36,11 +52,18 @@ def entity_keys(name_key: str, aliases: Iterable[str], etype: EntityType) -> lis
             keys.append(first)
     if etype is EntityType.PRODUCT and name_key.startswith("project "):
         keys.append(name_key.removeprefix("project "))
+    keys += _variants(name_key, etype)
     return list(dict.fromkeys(k for k in keys if k))
 
 
 def resolve(key: str, etype: EntityType, candidates: Sequence[Entity]) -> Resolution:
-    exact = [c for c in candidates if key in c.name_keys and not key.startswith("first:")]
+    person = etype is EntityType.PERSON
+    keys = [k for k in lookup_keys(key, etype) if not k.startswith("first:")]
+    exact = sorted(
+        (c for c in candidates if (c.type is EntityType.PERSON) == person
+         and any(k in c.name_keys for k in keys)),
+        key=lambda c: key not in c.name_keys,  # the name itself before a variant of it
+    )
     if exact:
         same_type = [c for c in exact if c.type is etype]
         best = (same_type or exact)[0]

@@ -149,6 +149,9 @@ class LocalSearch:
         trace = [f"seeds: {', '.join(e.name for e, _ in seeds.values()) or 'none'}",
                  f"candidates: {len(facts)} facts, {len(ranked)} units scored"]
         resolver = CitationResolver(self._rt.documents)
+        if not any(len(t) >= 2 for t in terms(question)):
+            trace.append("abstained: the question names nothing to look up")
+            ranked = []
         if not ranked or ranked[0].score < cfg.min_answer_score:
             best = ranked[0].score if ranked else 0.0
             trace.append(f"abstained: best support {best:.2f} < {cfg.min_answer_score}")

@@ -94,5 +94,10 @@ STOP_NAMES: frozenset[str] = frozenset(
      "tbd", "n/a", "todo", "today", "tomorrow", "yesterday", "monday", "tuesday", "wednesday",
      "thursday", "friday", "saturday", "sunday", "q1", "q2", "q3", "q4", "h1", "h2", "pr", "prs",
      "qa", "ci", "cd", "ui", "ux", "faq", "agenda", "notes", "summary", "update", "action items",
-     "decision", "owner", "status", "team", "everyone", "all", "channel", "here", "the team"}
+     "decision", "owner", "status", "team", "everyone", "all", "channel", "here", "the team",
+     "utc", "gmt", "cet", "cest", "pst", "pdt", "est", "edt", "id", "n/a", "tbc", "asap", "eom"}
 )
+
+# vendor prefixes of technology names: "Apache Kafka" is "Kafka"
+VENDOR_PREFIXES: tuple[str, ...] = ("apache ", "amazon ", "aws ", "google ", "microsoft ", "azure ",
+                                    "gcp ", "hashicorp ", "elastic ")

@@ -50,7 +50,8 @@ _TECH_RE = re.compile(
 _CAP = r"[A-Z][\w&'’-]*"
 _LEAD_STOP = r"(?!(?:The|A|An|Our|Their|This|That|These|Each|Every|Any|Some|New|Old)\b)"
 _PROJECT_RE = re.compile(
-    r"\b(?:" + "|".join(sorted(PROJECT_WORDS)) + r")\s+(?:[A-Z][\w-]*|[0-9][\w-]*)(?:\s+[A-Z0-9][\w-]*)?"
+    r"\b(?:" + "|".join(sorted(PROJECT_WORDS)) + r")\s+(?:[A-Z][\w-]*|[0-9][\w-]*)"
+    r"(?:\s+(?!(?:" + "|".join(sorted(PROJECT_WORDS | TEAM_WORDS | SYSTEM_WORDS)) + r")\b)[A-Z0-9][\w-]*)?"
 )
 _PROJECT_SUFFIX_RE = re.compile(r"\b(?:the|our|their)\s+(" + _CAP + r")\s+(?:project|initiative)\b")
 _TEAM_RE = re.compile(
@@ -91,6 +92,9 @@ class KnownName:
     subtype: str | None
 
 
+_CODE = re.compile(r"^[A-Z][A-Z0-9]{1,9}-\d+$")
+
+
 def rule_type(text: str) -> tuple[EntityType, str | None] | None:
     """The type a name's shape implies, if any (gazetteers and suffix words)."""
     words = text.split()
@@ -106,9 +110,15 @@ def rule_type(text: str) -> tuple[EntityType, str | None] | None:
         return EntityType.ORGANIZATION, None
     if len(words) > 1 and words[-1] in SYSTEM_WORDS:
         return EntityType.PRODUCT, "SYSTEM"
-    if len(words) <= 3 and words[0].lower() in FIRST_NAMES and words[-1][:1].isupper():
+    if _CODE.match(text):
+        return EntityType.CONCEPT, "IDENTIFIER"  # DEC-007, INC-2041, JIRA-12
+    if 2 <= len(words) <= 3 and words[0].lower() in FIRST_NAMES and words[-1][:1].isupper():
         return EntityType.PERSON, None
     return None
+
+
+def _code_free(text: str) -> bool:
+    return _CODE.match(text) is None
 
 
 def _plausible(text: str) -> bool:
@@ -138,6 +148,9 @@ def _spacy_mentions(doc: object) -> list[Mention]:
         implied = rule_type(text)
         if implied is not None:
             etype, subtype = implied
+        elif (" " not in text and text.lower() in FIRST_NAMES
+              and etype not in (EntityType.LOCATION, EntityType.PERSON)):
+            etype = EntityType.PERSON
         out.append(Mention(start, end, text, etype, 0.7, "spacy", subtype))
     return out
 

@@ -42,6 +42,8 @@ def speaker_turns(text: str) -> list[SpeakerTurn]:
         name = m.group("name")
         if any(word.lower().strip(".") in _NOT_NAME_WORDS for word in name.split()):
             continue
+        if name.isupper() or any(ch.isdigit() for ch in name):
+            continue  # "ID: …", "Q3: …" are labels
         if name.lower() in {"note", "notes", "update", "fyi", "todo", "decision", "summary",
                             "action", "status", "q", "a", "re", "subject", "date", "owner", "name",
                             "role", "team", "title", "email", "department", "location", "manager",

@@ -19,7 +19,7 @@ _DATE = (
     r"(?:k|m|ms|gb|mb|tb|kb|usd|eur)\b))))"
 )
 _START = re.compile(r"\b(?:since|from|starting(?: on| in)?|as of|effective(?: from)?|beginning(?: in| on)?)\s+(" + _DATE + r")", re.I)
-_END = re.compile(r"\b(?:until|till|through|to|ended(?: on| in)?|ending(?: on| in)?|left (?:\w+ )?(?:on|in))\s+(" + _DATE + r")", re.I)
+_END = re.compile(r"\b(?:until|till|through|(?<=\d )to|(?<=\d, )to|ended(?: on| in)?|ending(?: on| in)?|left (?:\w+ )?(?:on|in))\s+(" + _DATE + r")", re.I)
 
 
 def _parse(text: str, reference: datetime) -> datetime | None:
