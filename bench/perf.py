@@ -1,6 +1,6 @@
 """Ingest + query benchmark on the embedded stack.
 
-    python -m bench.perf [--chunks 2000] [--queries 100] [--seed 7] [--keep DIR]
+    python -m bench.perf [--chunks 300] [--queries 100] [--seed 7] [--keep DIR]
 
 Generates a synthetic enterprise corpus (bench.corpus), ingests it into a Knotwork with the
 default settings in a fresh data dir (FalkorDB embedded, qdrant-edge, SQLite; MiniLM + spaCy),
@@ -25,22 +25,46 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from bench.corpus import generate_corpus
 
-DEFAULT_CHUNKS = 2000
+DEFAULT_CHUNKS = 300  # ~5-6 min on 2 cores; see bench/README.md
 RESULTS = Path(__file__).resolve().parent / "results" / "perf.jsonl"
 
 
-def _git_commit() -> str | None:
+def _git(*args: str) -> subprocess.CompletedProcess[str] | None:
+    """A read-only git command in the repo; None when git or the repo is missing."""
     try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                             cwd=Path(__file__).resolve().parent, timeout=10, check=True)
-        return out.stdout.strip() or None
+        return subprocess.run(
+            ["git", *args],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parent,
+            timeout=10,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
+
+
+def _git_commit() -> str | None:
+    out = _git("rev-parse", "--short", "HEAD")
+    return (out.stdout.strip() or None) if out is not None and out.returncode == 0 else None
+
+
+def _git_dirty() -> bool | None:
+    """True when tracked files differ from HEAD (the figures are not of the commit alone)."""
+    out = _git("diff", "--no-ext-diff", "--quiet", "HEAD", "--")
+    return None if out is None or out.returncode not in (0, 1) else out.returncode == 1
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -63,23 +87,40 @@ def _falkordb_peak_mb(data_dir: Path) -> float | None:
 
 
 def _question_kind(question: str) -> str:
-    for prefix, kind in (("Who leads Project", "project_lead"), ("Who leads the", "team_lead"),
-                         ("Who does", "reports_to"), ("Which team maintains", "maintains"),
-                         ("Which team is", "member_of"), ("Where is", "located_in"),
-                         ("What does", "depends_on")):
+    for prefix, kind in (
+        ("Who leads Project", "project_lead"),
+        ("Who leads the", "team_lead"),
+        ("Who does", "reports_to"),
+        ("Which team maintains", "maintains"),
+        ("Which team is", "member_of"),
+        ("Where is", "located_in"),
+        ("What does", "depends_on"),
+    ):
         if question.startswith(prefix):
             return kind
     return "other"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.perf", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--chunks", type=int, default=DEFAULT_CHUNKS, help="target number of chunks")
-    parser.add_argument("--queries", type=int, default=100, help="timed questions (plus one warm-up)")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.perf", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--chunks", type=int, default=DEFAULT_CHUNKS, help="target number of chunks"
+    )
+    parser.add_argument(
+        "--queries", type=int, default=100, help="timed questions (plus one warm-up)"
+    )
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--keep", type=Path, default=None,
-                        help="build the store in DIR (empty or absent) and keep it afterwards")
-    parser.add_argument("--no-record", action="store_true", help="do not append to bench/results/perf.jsonl")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        default=None,
+        help="build the store in DIR (empty or absent) and keep it afterwards",
+    )
+    parser.add_argument(
+        "--no-record", action="store_true", help="do not append to bench/results/perf.jsonl"
+    )
     args = parser.parse_args(argv)
 
     console = Console()
@@ -102,14 +143,22 @@ def main(argv: list[str] | None = None) -> int:
         data_dir = Path(tempfile.mkdtemp(prefix="knotwork-bench-"))
     settings = Settings(data_dir=data_dir)
 
+    load_start = os.getloadavg()[0]
     t0 = time.perf_counter()
-    corpus = generate_corpus(args.chunks, seed=args.seed, questions=args.queries + 1,
-                             chunk_tokens=settings.chunk_tokens, chunk_overlap=settings.chunk_overlap)
+    corpus = generate_corpus(
+        args.chunks,
+        seed=args.seed,
+        questions=args.queries + 1,
+        chunk_tokens=settings.chunk_tokens,
+        chunk_overlap=settings.chunk_overlap,
+    )
     generate_s = time.perf_counter() - t0
     docs = corpus.documents
-    console.print(f"corpus: {len(docs)} documents, {corpus.chunks} chunks, {corpus.words} words, "
-                  f"{len(corpus.world.people)} people, {len(corpus.world.facts())} true facts "
-                  f"(generated in {generate_s:.1f}s); data dir {data_dir}")
+    console.print(
+        f"corpus: {len(docs)} documents, {corpus.chunks} chunks, {corpus.words} words, "
+        f"{len(corpus.world.people)} people, {len(corpus.world.facts())} true facts "
+        f"(generated in {generate_s:.1f}s); data dir {data_dir}"
+    )
 
     figures: dict[str, object] = {}
     kw: Knotwork | None = None
@@ -128,8 +177,15 @@ def main(argv: list[str] | None = None) -> int:
         models_s = time.perf_counter() - t0
 
         # ---------------------------------------------------------------- ingest
-        progress = Progress(TextColumn("ingest"), BarColumn(), MofNCompleteColumn(), TextColumn("docs"),
-                            TimeElapsedColumn(), TimeRemainingColumn(), console=console)
+        progress = Progress(
+            TextColumn("ingest"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("docs"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=console,
+        )
         with progress:
             task = progress.add_task("ingest", total=len(docs))
             t0 = time.perf_counter()
@@ -162,8 +218,13 @@ def main(argv: list[str] | None = None) -> int:
         hits_answer = 0
         by_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         failures: list[dict[str, str]] = []
-        with Progress(TextColumn("query "), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=console) as qprogress:
+        with Progress(
+            TextColumn("query "),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+        ) as qprogress:
             qtask = qprogress.add_task("query", total=len(questions))
             for i, (question, expected) in enumerate(questions):
                 t0 = time.perf_counter()
@@ -182,7 +243,9 @@ def main(argv: list[str] | None = None) -> int:
                 kind[0] += cited
                 kind[1] += 1
                 if not cited and len(failures) < 5:
-                    failures.append({"q": question, "expected": expected, "answer": result.answer[:200]})
+                    failures.append(
+                        {"q": question, "expected": expected, "answer": result.answer[:200]}
+                    )
         n_q = len(latencies)
 
         falkor_mb = _falkordb_peak_mb(data_dir)
@@ -190,6 +253,7 @@ def main(argv: list[str] | None = None) -> int:
         figures = {
             "timestamp": datetime.now(UTC).isoformat(timespec="seconds"),
             "commit": _git_commit(),
+            "dirty": _git_dirty(),
             "seed": args.seed,
             "target_chunks": args.chunks,
             "documents": len(docs),
@@ -216,6 +280,12 @@ def main(argv: list[str] | None = None) -> int:
             "peak_rss_mb": round(peak_mb, 1),
             "falkordb_peak_rss_mb": round(falkor_mb, 1) if falkor_mb is not None else None,
             "cpus": os.cpu_count(),
+            "loadavg_start": round(load_start, 2),
+            "loadavg_end": round(os.getloadavg()[0], 2),
+            "embedder": str(settings.embedder),
+            "graph_backend": str(settings.graph_backend),
+            "vector_backend": str(settings.vector_backend),
+            "chunk_tokens": settings.chunk_tokens,
             "python": sys.version.split()[0],
         }
     finally:
@@ -243,25 +313,49 @@ def _print(console: Console, f: dict[str, object], failures: list[dict[str, str]
         ("graph entities / facts", f"{f['graph_entities']} / {f['graph_facts']}"),
         ("ingest wall (s)", f["ingest_s"]),
         ("chunks/s", f["chunks_per_s"]),
-        ("compute bound (s) spaCy + MiniLM", f"{f['compute_bound_s']} ({f['compute_spacy_s']} + {f['compute_embed_s']})"),
+        (
+            "compute bound (s) spaCy + MiniLM",
+            f"{f['compute_bound_s']} ({f['compute_spacy_s']} + {f['compute_embed_s']})",
+        ),
         ("ingest / compute bound", f["ingest_over_bound"]),
-        ("query p50 / p95 / max (ms)", f"{f['query_p50_ms']} / {f['query_p95_ms']} / {f['query_max_ms']}"),
+        (
+            "query p50 / p95 / max (ms)",
+            f"{f['query_p50_ms']} / {f['query_p95_ms']} / {f['query_max_ms']}",
+        ),
         ("answered@cited", f"{f['answered_at_cited']} of {f['queries']}"),
         ("answered (in answer text)", f["answered_in_answer"]),
         ("peak RSS (MB) python / falkordb", f"{f['peak_rss_mb']} / {f['falkordb_peak_rss_mb']}"),
         ("store open / model load (s)", f"{f['open_s']} / {f['model_load_s']}"),
+        ("1-min load average start / end", f"{f['loadavg_start']} / {f['loadavg_end']}"),
     ]
     for name, value in rows:
         table.add_row(name, str(value))
     console.print(table)
     console.print(f"answered@cited by question kind: {f['answered_by_kind']}")
     for item in failures:
-        console.print(f"  miss: {item['q']} → expected {item['expected']!r}; answer: {item['answer']!r}",
-                      highlight=False, markup=False)
+        console.print(
+            f"  miss: {item['q']} → expected {item['expected']!r}; answer: {item['answer']!r}",
+            highlight=False,
+            markup=False,
+        )
     # plain lines, easy to grep
-    for key in ("documents", "chunks", "ingest_s", "chunks_per_s", "compute_bound_s", "compute_spacy_s",
-                "compute_embed_s", "ingest_over_bound", "query_p50_ms", "query_p95_ms", "query_max_ms",
-                "answered_at_cited", "answered_in_answer", "peak_rss_mb", "falkordb_peak_rss_mb"):
+    for key in (
+        "documents",
+        "chunks",
+        "ingest_s",
+        "chunks_per_s",
+        "compute_bound_s",
+        "compute_spacy_s",
+        "compute_embed_s",
+        "ingest_over_bound",
+        "query_p50_ms",
+        "query_p95_ms",
+        "query_max_ms",
+        "answered_at_cited",
+        "answered_in_answer",
+        "peak_rss_mb",
+        "falkordb_peak_rss_mb",
+    ):
         print(f"{key}={f[key]}")
 
 

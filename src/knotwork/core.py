@@ -10,6 +10,9 @@ from types import TracebackType
 
 from pydantic import BaseModel, ConfigDict
 
+from knotwork.communities.builder import StepProgress
+from knotwork.communities.report import Report
+from knotwork.communities.service import BuildReport, CommunityService
 from knotwork.domain.ids import content_hash
 from knotwork.domain.models import (
     EntityType,
@@ -160,6 +163,39 @@ class Knotwork:
                                 invalid_at=to_iso(f.invalid_at), episodes=f.episodes)
                    for f in sorted(self._rt.graph.list_facts(group), key=lambda f: (f.type, f.fact))],
         )
+
+    # ------------------------------------------------------------------ communities
+    def communities(self, group_id: str | None = None) -> CommunityService:
+        """Community build, upkeep and reads for one tenant."""
+        return CommunityService(self._rt, self._group(group_id))
+
+    def build_communities(self, group_id: str | None = None,
+                          progress: StepProgress | None = None) -> BuildReport:
+        return self.communities(group_id).build(progress)
+
+    def write_report(self, out_dir: Path, level: int | None = None,
+                     group_id: str | None = None) -> tuple[Report, dict[str, Path]]:
+        """Write the digest (HTML, Markdown + SVG, JSON) and record it as the latest."""
+        from knotwork.communities.render import write_report
+        from knotwork.communities.report import build_report, report_dir, save_latest
+
+        group = self._group(group_id)
+        report, state = build_report(self._rt, group, level)
+        paths = write_report(report, Path(out_dir))
+        save_latest(report_dir(self.settings.data_dir, group), report, state)
+        return report, paths
+
+    def latest_report(self, group_id: str | None = None) -> Report | None:
+        """The last written digest; without one, a fresh (unrecorded) one if communities exist."""
+        from knotwork.communities.report import build_report, load_latest, report_dir
+
+        group = self._group(group_id)
+        latest = load_latest(report_dir(self.settings.data_dir, group))
+        if latest is not None:
+            return latest
+        if self._rt.graph.get_community_state(group) is None:
+            return None
+        return build_report(self._rt, group)[0]
 
     def resolve_entity(self, mention: str, entity_type: EntityType | str | None = None,
                        group_id: str | None = None) -> ResolveResult:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from knotwork.domain.ports import DocumentStore, Embedder, GraphStore, VectorStore
+from knotwork.domain.ports import DocumentStore, Embedder, EventQueue, GraphStore, VectorStore
 from knotwork.ingestion.extraction.extractor import RuleBasedExtractor
 from knotwork.settings import Settings
 
@@ -17,6 +17,7 @@ class Runtime:
     documents: DocumentStore
     embedder: Embedder
     _extractor: RuleBasedExtractor | None = field(default=None, repr=False)
+    _events: EventQueue | None = field(default=None, repr=False)
 
     @property
     def extractor(self) -> RuleBasedExtractor:
@@ -26,8 +27,20 @@ class Runtime:
             self._extractor = RuleBasedExtractor(load_spacy(self.settings.spacy_model))
         return self._extractor
 
+    @property
+    def events(self) -> EventQueue:
+        """The event queue, connected on first use (see ``infra.events.factory``)."""
+        if self._events is None:
+            from knotwork.infra.events.factory import create_event_queue
+
+            self._events = create_event_queue(self.settings, self.graph)
+        return self._events
+
     def close(self) -> None:
-        for closer in (self.documents.close, self.vectors.close, self.graph.close):
+        closers = [self.documents.close, self.vectors.close, self.graph.close]
+        if self._events is not None:
+            closers.insert(0, self._events.close)
+        for closer in closers:
             try:
                 closer()
             except Exception:  # noqa: BLE001 - closing must reach every store

@@ -414,3 +414,23 @@ def test_usable_from_worker_threads(store: SqlDocumentStore) -> None:
         ids = list(pool.map(work, docs))
     assert ids == [d.id for d in docs]
     assert store.counts("g1") == DocumentCounts(documents=8, chunks=16, mentions=0)
+
+
+def test_chunks_mentioning_ranks_by_mention_count_within_the_group(store: SqlDocumentStore) -> None:
+    doc = make_document()
+    first, second = make_chunks(doc)
+    store.save_document(doc, [first, second])
+    other = make_document(group="g2")
+    (foreign, *_) = make_chunks(other)
+    store.save_document(other, [foreign])
+    store.add_mentions([
+        make_mention(first, "ent-a"),
+        make_mention(second, "ent-a"),
+        make_mention(second, "ent-b"),
+        make_mention(foreign, "ent-a"),
+    ])
+    assert store.chunks_mentioning("g1", ["ent-a", "ent-b"]) == [second.id, first.id]
+    assert store.chunks_mentioning("g1", ["ent-b"]) == [second.id]
+    assert store.chunks_mentioning("g1", ["ent-a"], limit=1) in ([first.id], [second.id])
+    assert store.chunks_mentioning("g1", []) == []
+    assert store.chunks_mentioning("g2", ["ent-a"]) == [foreign.id]

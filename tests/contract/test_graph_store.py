@@ -615,7 +615,8 @@ def test_upsert_communities_updates_summaries_not_members(store: GraphStore, gro
 def test_community_state_round_trip(store: GraphStore, group: str) -> None:
     assert store.get_community_state(group) is None
     state = CommunityState(group_id=group, built_at=at(2024), entity_count=10, fact_count=20,
-                           community_count=3, levels=2, modularity=0.41, resolution=1.5,
+                           community_count=3, levels=2, modularity=0.41, total_weight=12.5,
+                           resolution=1.5,
                            max_size=5, seed=7, changed_entities=1, changed_facts=2,
                            updated_at=at(2025))
     store.save_community_state(state)

@@ -278,6 +278,7 @@ class CommunityState(_Model):
     community_count: int
     levels: int
     modularity: float = 0.0
+    total_weight: float = 0.0  # summed edge weight of the projection (updated approximately)
     resolution: float = 1.0
     max_size: int = 10
     seed: int = 0

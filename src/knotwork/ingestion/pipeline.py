@@ -13,6 +13,7 @@ from datetime import datetime
 
 import structlog
 
+from knotwork.communities.service import CommunityService
 from knotwork.domain.ids import content_hash, stable_id
 from knotwork.domain.models import (
     Chunk,
@@ -59,6 +60,7 @@ class IngestionPipeline:
         self._group = group_id
         self._batch = batch_documents
         self._known: dict[str, KnownName] | None = None
+        self._communities = CommunityService(runtime, group_id)
 
     # ------------------------------------------------------------------ public
     def ingest(self, documents: Iterable[RawDocument], progress: Progress | None = None) -> IngestReport:
@@ -181,6 +183,7 @@ class IngestionPipeline:
                  entities=len(result.entities), facts=len(result.facts))
         if progress:
             progress(len(batch))
+        self._communities.after_ingest(result.facts.values())  # no-op before the first build
 
     # ------------------------------------------------------------------ writes
     def _write_graph(self, episodes: Sequence[Episode], result: BatchResult) -> None:

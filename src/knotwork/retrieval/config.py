@@ -14,6 +14,8 @@ class LocalSearchConfig(BaseModel):
     fact_limit: int = 300
     fact_vector_limit: int = 20
     chunk_vector_limit: int = 12
+    chunk_mention_limit: int = 12
+    fact_chunk_facts: int = 16
     max_units_scored: int = 96
     weight_semantic: float = 0.55
     weight_lexical: float = 0.35
@@ -22,6 +24,8 @@ class LocalSearchConfig(BaseModel):
     bonus_seed_named: float = 0.08
     bonus_direction: float = 0.1
     bonus_relation_type: float = 0.1
+    bonus_recency: float = 0.06
+    weight_context: float = 0.6
     penalty_heading: float = 0.15
     min_informative_terms: int = 5
     answer_units: int = 2

@@ -18,13 +18,14 @@ STOPWORDS = frozenset(
 )
 
 
-_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "es", "ed", "ly", "s", "e")
+_SUFFIXES = ("ations", "ation", "ions", "ion", "ments", "ment", "ings", "ing", "ies", "ied", "ers",
+             "er", "es", "ed", "ly", "s", "e")
 
 
 def stem(word: str) -> str:
     """A light suffix stripper: cause/caused/causes → caus, uses/using/used → us."""
     for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 2:
+        if word.endswith(suffix) and len(word) - len(suffix) >= (3 if len(suffix) > 2 else 2):
             return word[: -len(suffix)]
     return word
 

@@ -39,6 +39,8 @@ class Unit:
     chunk_ids: list[str]
     fact: Fact | None = None
     bonus: float = 0.0
+    context: str = ""  # document title and section heading: scored, never shown
+    time: datetime | None = None
     score: float = 0.0
     parts: dict[str, float] = field(default_factory=dict)
 
@@ -84,13 +86,14 @@ class LocalSearch:
         for hit in self._rt.graph.expand_facts(self._group, strong, depth=cfg.max_hops,
                                                as_of=as_of, limit=cfg.fact_limit):
             bonus = cfg.bonus_seed_fact if hit.hop == 0 else cfg.bonus_near_fact / hit.hop
-            units[hit.fact.id] = Unit(hit.fact.fact, list(hit.fact.episodes), hit.fact, bonus)
+            units[hit.fact.id] = Unit(hit.fact.fact, list(hit.fact.episodes), hit.fact, bonus,
+                                      time=hit.fact.valid_at)
         hits = self._rt.vectors.search(Collection.FACTS, qvec, group_id=self._group,
                                        limit=cfg.fact_vector_limit)
         extra = [h.id for h in hits if h.id not in units]
         for fact in self._rt.graph.get_facts(self._group, extra):
             if _valid(fact, as_of):
-                units[fact.id] = Unit(fact.fact, list(fact.episodes), fact)
+                units[fact.id] = Unit(fact.fact, list(fact.episodes), fact, time=fact.valid_at)
         return list(units.values())
 
     def _sentence_units(self, qvec: Sequence[float], facts: list[Unit],
@@ -98,33 +101,46 @@ class LocalSearch:
         hits = self._rt.vectors.search(Collection.CHUNKS, qvec, group_id=self._group,
                                        limit=self._cfg.chunk_vector_limit)
         hit_chunks = [str(h.payload.get("chunk_id") or h.id) for h in hits]
-        fact_chunks = [c for u in facts[:12] for c in u.chunk_ids[-2:]]
-        chunk_ids = list(dict.fromkeys(hit_chunks + fact_chunks))
+        named_seeds = [eid for eid, (_, score) in seeds.items() if score >= 1.0]
+        mention_chunks = self._rt.documents.chunks_mentioning(
+            self._group, named_seeds, limit=self._cfg.chunk_mention_limit) if named_seeds else []
+        near = sorted(facts, key=lambda u: -u.bonus)[: self._cfg.fact_chunk_facts]
+        fact_chunks = [c for u in near for c in u.chunk_ids[-2:]]
+        chunk_ids = list(dict.fromkeys(hit_chunks + mention_chunks + fact_chunks))
         episodes = self._rt.graph.get_episodes(self._group, chunk_ids)
         names = [n for e, s in seeds.values() if s >= 0.8 for n in [e.name, *e.aliases]]
         units: list[Unit] = []
         for ep in episodes:
             if as_of is not None and ep.valid_at > as_of:
                 continue
+            heading = ""
             for m in _SENTENCE.finditer(ep.content):
                 raw = m.group(0).strip()
                 text = _MARKUP.sub("", raw).strip()
+                if raw.startswith("#"):
+                    heading = text
                 if len(text) < 8:
                     continue
-                named = any(n.lower() in text.lower() for n in names)
+                context = f"{ep.name} {heading if heading != text else ''}"
+                # under a title or heading that names the subject counts as naming it
+                where = f"{text} {context}".lower()
+                named = any(n.lower() in where for n in names)
                 bonus = self._cfg.bonus_seed_named if named else 0.0
                 if raw.startswith("#"):
                     bonus -= self._cfg.penalty_heading
-                units.append(Unit(text, [ep.id], None, bonus))
+                units.append(Unit(text, [ep.id], None, bonus, context=context, time=ep.valid_at))
         return units
 
     def _score(self, question: str, qvec: Sequence[float], units: list[Unit]) -> list[Unit]:
         cfg = self._cfg
         lexical = bm25_scores(question, [u.text for u in units])
-        for u, lex in zip(units, lexical, strict=True):
-            u.parts["lexical"] = lex
+        in_context = bm25_scores(question, [f"{u.text} {u.context}" for u in units])
+        for u, lex, ctx in zip(units, lexical, in_context, strict=True):
+            u.parts["lexical"] = max(lex, cfg.weight_context * ctx + (1 - cfg.weight_context) * lex)
+        _recency_bonus(units, cfg.bonus_recency)
         shortlist = sorted(units, key=lambda u: -(u.parts["lexical"] + u.bonus))[: cfg.max_units_scored]
-        vectors = self._rt.embedder.embed([u.text for u in shortlist])
+        vectors = self._rt.embedder.embed(
+            [f"{u.text} ({u.context.strip()})" if u.context.strip() else u.text for u in shortlist])
         for u, vec in zip(shortlist, vectors, strict=True):
             sem = sum(a * b for a, b in zip(qvec, vec, strict=True))
             # a three-word sentence that names the subject is similar to anything about it
@@ -229,6 +245,17 @@ def _direction_bonus(question: str, seeds: dict[str, tuple[Entity, float]], fact
         endpoint = u.fact.source_id if side == "source" else u.fact.target_id
         if endpoint in named:
             u.bonus += bonus
+
+
+def _recency_bonus(units: list[Unit], bonus: float) -> None:
+    """Newer evidence wins close calls: up to ``bonus`` for the newest unit."""
+    times = [u.time.timestamp() for u in units if u.time is not None]
+    if len(times) < 2 or max(times) == min(times):
+        return
+    low, span = min(times), max(times) - min(times)
+    for u in units:
+        if u.time is not None:
+            u.bonus += bonus * (u.time.timestamp() - low) / span
 
 
 def _overlap(a: str, b: str) -> float:

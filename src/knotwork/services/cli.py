@@ -241,6 +241,15 @@ def serve(
     uvicorn.run(create_app(_State.settings or Settings()), host=host, port=port, log_level="info")
 
 
+def _register_extensions() -> None:
+    from knotwork.services.cli_communities import register
+
+    register(app)
+
+
+_register_extensions()
+
+
 def _first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
 

@@ -88,7 +88,8 @@ SAVE_STATE: Final = """
 MERGE (s:CommunityBuild {group_id: $group_id})
 SET s.built_at = $row.built_at, s.entity_count = $row.entity_count,
     s.fact_count = $row.fact_count, s.community_count = $row.community_count,
-    s.levels = $row.levels, s.modularity = $row.modularity, s.resolution = $row.resolution,
+    s.levels = $row.levels, s.modularity = $row.modularity,
+    s.total_weight = $row.total_weight, s.resolution = $row.resolution,
     s.max_size = $row.max_size, s.seed = $row.seed, s.changed_entities = $row.changed_entities,
     s.changed_facts = $row.changed_facts, s.updated_at = $row.updated_at
 RETURN count(s) AS written"""
@@ -119,8 +120,8 @@ GET_STATE: Final = """
 MATCH (s:CommunityBuild {group_id: $group_id})
 RETURN s.group_id AS group_id, s.built_at AS built_at, s.entity_count AS entity_count,
     s.fact_count AS fact_count, s.community_count AS community_count, s.levels AS levels,
-    s.modularity AS modularity, s.resolution AS resolution, s.max_size AS max_size,
-    s.seed AS seed, s.changed_entities AS changed_entities, s.changed_facts AS changed_facts,
+    s.modularity AS modularity, s.total_weight AS total_weight, s.resolution AS resolution,
+    s.max_size AS max_size, s.seed AS seed, s.changed_entities AS changed_entities, s.changed_facts AS changed_facts,
     s.updated_at AS updated_at"""
 
 # --------------------------------------------------------------------------- schema

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import structlog
 
@@ -16,6 +16,13 @@ from knotwork.infra.graph_common.records import Row
 log = structlog.get_logger(__name__)
 
 DELETE_BATCH = 5000
+
+# Schema DDL run once per database by ``_create_schema``, in order (also linted statically by
+# tests/contract/test_neo4j_cypher_static.py).
+NEO4J_SCHEMA_STATEMENTS: Final[tuple[str, ...]] = (
+    *cypher.NEO4J_SCHEMA,
+    *community_cypher.NEO4J_SCHEMA,
+)
 
 
 class Neo4jGraphStore(CypherGraphStore):
@@ -44,7 +51,7 @@ class Neo4jGraphStore(CypherGraphStore):
     def _create_schema(self, group_id: str) -> None:
         if self._schema_created:  # one schema for every tenant
             return
-        for statement in (*cypher.NEO4J_SCHEMA, *community_cypher.NEO4J_SCHEMA):
+        for statement in NEO4J_SCHEMA_STATEMENTS:
             self._driver.execute_query(statement, database_=self._database)
         self._schema_created = True
 

@@ -321,6 +321,26 @@ class SqlDocumentStore:
                     found[row.id] = _to_chunk(row)
         return [found[i] for i in dict.fromkeys(ids) if i in found]
 
+    def chunks_mentioning(
+        self, group_id: str, entity_ids: Sequence[str], limit: int = 50
+    ) -> list[str]:
+        """Chunk ids that mention any of the entities, most mentions first."""
+        if not entity_ids or limit < 1:
+            return []
+        hits = func.count(EntityMentionRow.id)
+        stmt = (
+            select(EntityMentionRow.chunk_id, hits)
+            .where(
+                EntityMentionRow.group_id == group_id,
+                EntityMentionRow.entity_id.in_(list(dict.fromkeys(entity_ids))[:_IN_BATCH]),
+            )
+            .group_by(EntityMentionRow.chunk_id)
+            .order_by(hits.desc(), EntityMentionRow.chunk_id)
+            .limit(limit)
+        )
+        with self._session() as session:
+            return [row[0] for row in session.execute(stmt)]
+
     def add_mentions(self, mentions: Sequence[EntityMention]) -> None:
         rows = list({m.id: _mention_values(m) for m in mentions}.values())
         if not rows:

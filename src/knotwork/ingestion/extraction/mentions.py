@@ -93,6 +93,7 @@ class KnownName:
 
 
 _CODE = re.compile(r"^[A-Z][A-Z0-9]{1,9}-\d+$")
+_CODE_IN_TEXT = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d+\b")
 
 
 def rule_type(text: str) -> tuple[EntityType, str | None] | None:
@@ -173,6 +174,8 @@ def _regex_mentions(text: str) -> list[Mention]:
         for m in regex.finditer(text):
             if _plausible(m.group(1)):
                 out.append(Mention(m.start(1), m.end(1), m.group(1), etype, 0.85, "rule", subtype))
+    for m in _CODE_IN_TEXT.finditer(text):
+        out.append(Mention(m.start(), m.end(), m.group(0), EntityType.CONCEPT, 0.9, "rule", "IDENTIFIER"))
     for m in _PERSON_RE.finditer(text):
         first, last = m.group(1), m.group(2)
         if first.lower() in FIRST_NAMES and last not in TEAM_WORDS | SYSTEM_WORDS | PROJECT_WORDS:

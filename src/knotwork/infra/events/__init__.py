@@ -1,0 +1,1 @@
+"""EventQueue adapters: Redis Streams (production and the embedded FalkorDB) and in-memory."""

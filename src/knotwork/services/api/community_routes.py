@@ -1,0 +1,59 @@
+"""REST routes for communities and the analyst digest."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+
+from knotwork.core import Knotwork
+
+router = APIRouter()
+
+
+def _kw(request: Request) -> Knotwork:
+    kw = request.app.state.knotwork
+    assert isinstance(kw, Knotwork)
+    return kw
+
+
+KW = Annotated[Knotwork, Depends(_kw)]
+GroupQuery = Annotated[str | None, Query(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+
+
+@router.get("/v1/communities")
+def list_communities(
+    kw: KW,
+    group_id: GroupQuery = None,
+    level: Annotated[int | None, Query(ge=0, le=100)] = None,
+    include_members: bool = False,
+) -> JSONResponse:
+    found = kw.communities(group_id).communities(level)
+    exclude = None if include_members else {"entity_ids"}
+    return JSONResponse({"communities": [c.model_dump(mode="json", exclude=exclude)
+                                         for c in found]})
+
+
+@router.get("/v1/communities/{community_id}")
+def get_community(community_id: str, kw: KW, group_id: GroupQuery = None) -> JSONResponse:
+    detail = kw.communities(group_id).detail(community_id)
+    if detail is None:
+        raise HTTPException(404, f"no community {community_id!r}")
+    return JSONResponse(detail.model_dump(mode="json"))
+
+
+@router.get("/v1/reports/latest", response_model=None)
+def latest_report(
+    kw: KW,
+    group_id: GroupQuery = None,
+    format: Annotated[Literal["html", "json"], Query()] = "html",  # noqa: A002 - API name
+) -> Response:
+    from knotwork.communities.render import render_html
+
+    report = kw.latest_report(group_id)
+    if report is None:
+        raise HTTPException(404, "no report yet: build communities, then run `knotwork report`")
+    if format == "json":
+        return JSONResponse(report.model_dump(mode="json"))
+    return HTMLResponse(render_html(report))
