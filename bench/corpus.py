@@ -377,7 +377,7 @@ USES = [
     "{S} runs on {x}.",
     "{S} is built on {x}.",
     "{S} stores its state in {x}.",
-    "Under the hood, {s_lower} relies on {x}.",
+    "Under the hood, {s_lower} is powered by {x}.",
     "{S} was built with {x} from day one.",
 ]
 DEPENDS = [

@@ -26,6 +26,7 @@ from knotwork.domain.timeutil import ensure_utc, to_iso, utcnow
 from knotwork.ingestion.pipeline import IngestionPipeline, IngestReport, Progress
 from knotwork.resolution.lookup import ResolveResult, resolve_mention
 from knotwork.retrieval.local import LocalSearch
+from knotwork.retrieval.multihop import multi_hop
 from knotwork.runtime import Runtime, open_runtime
 from knotwork.settings import Settings
 
@@ -139,9 +140,14 @@ class Knotwork:
         if not question or not question.strip():
             raise ValueError("the question is empty")
         search = LocalSearch(self._rt, self._group(group_id))
-        result = search.run(question.strip(), as_of=ensure_utc(as_of) if as_of else None,
-                            max_context_tokens=max_context_tokens or self.settings.max_context_tokens,
-                            mode=QueryMode.LOCAL)
+        when = ensure_utc(as_of) if as_of else None
+        budget = max_context_tokens or self.settings.max_context_tokens
+        result = None
+        if mode in (QueryMode.AUTO, QueryMode.DRIFT):
+            result = multi_hop(search, question.strip(), as_of=when, max_context_tokens=budget)
+        if result is None:
+            result = search.run(question.strip(), as_of=when, max_context_tokens=budget,
+                                mode=QueryMode.LOCAL)
         if mode in (QueryMode.GLOBAL, QueryMode.DRIFT):
             result.reasoning_trace.insert(
                 0, f"{mode.value} mode is not built yet: answered by local search")

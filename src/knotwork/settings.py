@@ -19,6 +19,11 @@ class VectorBackend(StrEnum):
     QDRANT = "qdrant"  # server (url) or ":memory:"
 
 
+class LeidenEngine(StrEnum):
+    IGRAPH = "igraph"  # igraph's C core (Graph.community_leiden): the fast default
+    LEIDENALG = "leidenalg"  # the leidenalg package (same algorithm and author; slower)
+
+
 class EmbedderBackend(StrEnum):
     MINILM = "minilm"
     HASHING = "hashing"  # deterministic, model-free: tests and smoke runs only
@@ -67,6 +72,7 @@ class Settings(BaseSettings):
     community_resolution: float = Field(default=1.0, gt=0, description="Leiden resolution")
     community_max_size: int = Field(default=10, ge=2, description="largest leaf community")
     community_seed: int = 42
+    community_engine: LeidenEngine = LeidenEngine.IGRAPH
     community_rebuild_threshold: float = Field(
         default=0.1, ge=0, le=1,
         description="share of the graph changed since the last build that forces re-detection")

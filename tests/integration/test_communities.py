@@ -31,7 +31,7 @@ WHEN = datetime(2025, 3, 20, 9, 0, tzinfo=UTC)
 
 @pytest.fixture(scope="module")
 def kw(tmp_path_factory: pytest.TempPathFactory, falkordb_url: str) -> Iterator[Knotwork]:
-    settings = Settings(  # type: ignore[call-arg]
+    settings = Settings(
         data_dir=tmp_path_factory.mktemp("communities"), group=f"com_{secrets.token_hex(4)}",
         falkordb_url=falkordb_url, embedder=EmbedderBackend.HASHING,
         community_max_size=MAX_SIZE, queue_prefix=f"kwtest:{secrets.token_hex(6)}:")

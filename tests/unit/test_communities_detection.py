@@ -21,6 +21,7 @@ from knotwork.communities.projection import (
     project_views,
 )
 from knotwork.domain.models import Entity, EntityType, Fact, RelationType
+from knotwork.settings import LeidenEngine
 
 NOW = datetime(2025, 6, 1, tzinfo=UTC)
 
@@ -66,11 +67,14 @@ def _check_hierarchy(h: Hierarchy, n: int, max_size: int) -> None:
         assert h.ancestors(leaf)[-1] in {r.key for r in h.roots}
 
 
-def test_same_seed_gives_identical_memberships(lfr: tuple[ProjectedGraph, list[int]]) -> None:
+@pytest.mark.parametrize("engine", list(LeidenEngine))
+def test_same_seed_gives_identical_memberships(lfr: tuple[ProjectedGraph, list[int]],
+                                               engine: LeidenEngine) -> None:
     graph, _ = lfr
-    first = detect(graph, max_size=15, seed=11)
-    second = detect(graph, max_size=15, seed=11)
+    first = detect(graph, max_size=15, seed=11, engine=engine)
+    second = detect(graph, max_size=15, seed=11, engine=engine)
     assert first == second
+    _check_hierarchy(first, len(graph.nodes), 15)
     for level in range(first.levels):
         assert first.membership(level) == second.membership(level)
 
@@ -117,9 +121,11 @@ def test_empty_graph_and_bad_parameters() -> None:
         detect(empty, resolution=0)
 
 
-def test_lfr_nmi_is_reasonable(lfr: tuple[ProjectedGraph, list[int]]) -> None:
+@pytest.mark.parametrize("engine", list(LeidenEngine))
+def test_lfr_nmi_is_reasonable(lfr: tuple[ProjectedGraph, list[int]],
+                               engine: LeidenEngine) -> None:
     graph, truth = lfr
-    h = detect(graph, max_size=1000, seed=1)
+    h = detect(graph, max_size=1000, seed=1, engine=engine)
     found = h.membership(0)
     assert normalized_mutual_info_score(truth, found) > 0.9
     assert modularity(graph, found) > modularity(graph, truth) - 0.02

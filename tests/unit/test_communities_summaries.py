@@ -79,7 +79,7 @@ def test_report_of_a_parent_names_its_children_and_empty_is_safe() -> None:
 
 def test_build_communities_is_complete_and_stable() -> None:
     entities = [EntityView(f"e{i:02d}", f"E{i}", "PERSON") for i in range(12)]
-    edges = [(a, b) for block in (range(0, 6), range(6, 12)) for a in block for b in block if a < b]
+    edges = [(a, b) for block in (range(6), range(6, 12)) for a in block for b in block if a < b]
     facts = [FactView(f"f{a}-{b}", f"e{a:02d}", f"e{b:02d}", "COLLABORATED_WITH",
                       f"E{a} works with E{b}", 1.0, (f"ep{a}",)) for a, b in edges]
     facts.append(FactView("bridge", "e00", "e06", "RELATED_TO", "bridge", 0.2, ("ep0",)))

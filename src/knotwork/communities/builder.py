@@ -17,6 +17,7 @@ from knotwork.communities.projection import EntityView, FactView, ProjectedGraph
 from knotwork.communities.summaries import CommunityReport, CommunitySummarizer, SummaryInput
 from knotwork.domain.ids import stable_id
 from knotwork.domain.models import Community
+from knotwork.settings import LeidenEngine
 
 StepProgress = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -27,6 +28,7 @@ class BuildParams:
     max_size: int = 10
     seed: int = 42
     iterations: int = 2
+    engine: LeidenEngine = LeidenEngine.IGRAPH
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +101,7 @@ def build_communities(graph: ProjectedGraph, group_id: str, *, params: BuildPara
 
     step("detect", 0, 1)
     hierarchy = detect(graph, resolution=params.resolution, max_size=params.max_size,
-                       seed=params.seed, iterations=params.iterations)
+                       seed=params.seed, iterations=params.iterations, engine=params.engine)
     step("detect", 1, 1)
     total_weight = graph.total_weight
     ids = [community_id(group_id, c.level, (graph.nodes[i] for i in c.members))

@@ -17,10 +17,10 @@ def modal_community(neighbours: Iterable[tuple[str, float]]) -> str | None:
     Ties: larger summed weight, then the smaller id. ``None`` without neighbours.
     """
     counts: Counter[str] = Counter()
-    weights: Counter[str] = Counter()
+    weights: dict[str, float] = {}
     for community, weight in neighbours:
         counts[community] += 1
-        weights[community] += weight
+        weights[community] = weights.get(community, 0.0) + weight
     if not counts:
         return None
     return min(counts, key=lambda c: (-counts[c], -weights[c], c))

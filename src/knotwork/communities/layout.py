@@ -108,9 +108,9 @@ def render_svg(nodes: Sequence[MapNode], edges: Sequence[MapEdge]) -> str:
     by_id = {n.id: n for n in nodes}
     biggest = max((n.size for n in nodes), default=1) or 1
     heaviest = max((e.weight for e in edges), default=1) or 1
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
-             f'width="{WIDTH}" height="{HEIGHT}" role="img" aria-label="Community map" '
-             'font-family="sans-serif">',
+    parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
+              f'width="{WIDTH}" height="{HEIGHT}" role="img" aria-label="Community map" '
+              'font-family="sans-serif">'),
              '<title>Community map: communities sized by members, linked by cross-links</title>',
              f'<rect width="{WIDTH}" height="{HEIGHT}" fill="#fbfbfd"/>']
     for edge in edges:

@@ -97,9 +97,9 @@ def _fact_md(fact: ReportFact) -> list[str]:
 
 def render_markdown(report: Report, map_file: str = MAP_FILE) -> str:
     out = [f"# Knowledge digest — {report.group_id}", "",
-           f"Generated {report.generated_at:%Y-%m-%d %H:%M} UTC · level {report.level} of "
-           f"{report.max_level} · {report.community_count} communities, top "
-           f"{len(report.communities)} shown.", "", "## What changed", ""]
+           (f"Generated {report.generated_at:%Y-%m-%d %H:%M} UTC · level {report.level} of "
+            f"{report.max_level} · {report.community_count} communities, top "
+            f"{len(report.communities)} shown."), "", "## What changed", ""]
     changes = report.changes
     if changes.since is None:
         out.append("First report for this tenant: nothing to compare with yet.")

@@ -149,7 +149,8 @@ class CommunityService:
         self._summarizer = summarizer or ExtractiveSummarizer(settings.community_key_facts)
         self._params = BuildParams(resolution=settings.community_resolution,
                                    max_size=settings.community_max_size,
-                                   seed=settings.community_seed)
+                                   seed=settings.community_seed,
+                                   engine=settings.community_engine)
 
     # ------------------------------------------------------------------ full build
 

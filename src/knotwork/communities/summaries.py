@@ -102,11 +102,11 @@ def dominant_relations(facts: Sequence[FactView], limit: int = 2) -> list[tuple[
 
 def key_topics(item: SummaryInput, limit: int = 6) -> list[str]:
     """Relation themes by weight, then the most central non-person members."""
-    themes: Counter[str] = Counter()
+    themes: dict[str, float] = {}
     for fact in item.facts:
         theme = RELATION_THEMES.get(fact.type)
         if theme:
-            themes[theme] += fact.weight
+            themes[theme] = themes.get(theme, 0.0) + fact.weight
     topics = [t for t, _ in sorted(themes.items(), key=lambda tw: (-tw[1], tw[0]))[:3]]
     by_id = {m.id: m for m in item.members}
     ranked = sorted(item.members, key=lambda m: (-item.centrality.get(m.id, 0.0), m.id))

@@ -20,7 +20,6 @@ from knotwork.domain.models import (
     Document,
     Entity,
     Episode,
-    Fact,
     ProcessingStatus,
     RawDocument,
 )

@@ -24,6 +24,7 @@ class LocalSearchConfig(BaseModel):
     bonus_seed_named: float = 0.08
     bonus_direction: float = 0.1
     bonus_relation_type: float = 0.1
+    bonus_exact_fact: float = 0.08
     bonus_recency: float = 0.06
     weight_context: float = 0.6
     penalty_heading: float = 0.15

@@ -9,12 +9,7 @@ from collections.abc import Sequence
 
 _WORD = re.compile(r"[a-z0-9]+")
 STOPWORDS = frozenset(
-    """a an the and or but if of at by for with about against between into through during before
-    after above below to from up down in out on off over under again further then once here there
-    when where why how all any both each few more most other some such no nor not only own same so
-    than too very s t can will just don should now is are was were be been being have has had
-    having do does did doing i me my we our you your he him his she her it its they them their
-    what which who whom this that these those am would could please tell know does""".split()
+    ["a", "an", "the", "and", "or", "but", "if", "of", "at", "by", "for", "with", "about", "against", "between", "into", "through", "during", "before", "after", "above", "below", "to", "from", "up", "down", "in", "out", "on", "off", "over", "under", "again", "further", "then", "once", "here", "there", "when", "where", "why", "how", "all", "any", "both", "each", "few", "more", "most", "other", "some", "such", "no", "nor", "not", "only", "own", "same", "so", "than", "too", "very", "s", "t", "can", "will", "just", "don", "should", "now", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had", "having", "do", "does", "did", "doing", "i", "me", "my", "we", "our", "you", "your", "he", "him", "his", "she", "her", "it", "its", "they", "them", "their", "what", "which", "who", "whom", "this", "that", "these", "those", "am", "would", "could", "please", "tell", "know", "does"]
 )
 
 
@@ -22,10 +17,14 @@ _SUFFIXES = ("ations", "ation", "ions", "ion", "ments", "ment", "ings", "ing", "
              "er", "es", "ed", "ly", "s", "e")
 
 
+# noun suffixes need a longer stem: "station" is not "st", "mention" not "m"
+_MIN_STEM = {"ations": 3, "ation": 3, "ions": 3, "ion": 3, "ments": 3, "ment": 3}
+
+
 def stem(word: str) -> str:
     """A light suffix stripper: cause/caused/causes → caus, uses/using/used → us."""
     for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= (3 if len(suffix) > 2 else 2):
+        if word.endswith(suffix) and len(word) - len(suffix) >= _MIN_STEM.get(suffix, 2):
             return word[: -len(suffix)]
     return word
 

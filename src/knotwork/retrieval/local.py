@@ -14,20 +14,16 @@ from datetime import datetime
 from knotwork.domain.models import Entity, Fact, QueryMode, QueryResult
 from knotwork.domain.ports import Collection
 from knotwork.domain.timeutil import to_iso
-from knotwork.ingestion.extraction.relations import relation_types_named
 from knotwork.ingestion.chunking import count_tokens
 from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.config import LocalSearchConfig
 from knotwork.retrieval.lexical import STOPWORDS, bm25_scores, terms
+from knotwork.retrieval.question import analyze
+from knotwork.retrieval.sentences import split_sentences
 from knotwork.runtime import Runtime
 
 _MARKUP = re.compile(r"^(?:[-*#>•]+\s*)+")
-_DO_QUESTION = re.compile(r"^\s*(?:who|whom|what|which|where|when|how)\s+(?:does|did|do)\b", re.I)
-_VERB_QUESTION = re.compile(
-    r"^\s*(?:who|what|which)\s+(?!(?:does|did|do|is|was|are|were|has|have|had|will|would|can|"
-    r"could|should)\b)[a-z]+s?\b", re.I)
-_SENTENCE = re.compile(r"[^\n.!?]+(?:[.!?]+(?=\s|$)|$)", re.MULTILINE)
 NO_ANSWER = "I could not find support for this in the knowledge graph."
 
 
@@ -50,6 +46,13 @@ class LocalSearch:
         self._rt = runtime
         self._group = group_id
         self._cfg = config or LocalSearchConfig()
+
+    @property
+    def min_answer_score(self) -> float:
+        return self._cfg.min_answer_score
+
+    def entities(self, ids: Sequence[str]) -> list[Entity]:
+        return self._rt.graph.get_entities(self._group, ids)
 
     # ------------------------------------------------------------------ seeds
     def seed_entities(self, question: str, qvec: Sequence[float]) -> dict[str, tuple[Entity, float]]:
@@ -114,8 +117,7 @@ class LocalSearch:
             if as_of is not None and ep.valid_at > as_of:
                 continue
             heading = ""
-            for m in _SENTENCE.finditer(ep.content):
-                raw = m.group(0).strip()
+            for raw in split_sentences(ep.content):
                 text = _MARKUP.sub("", raw).strip()
                 if raw.startswith("#"):
                     heading = text
@@ -156,11 +158,7 @@ class LocalSearch:
         qvec = self._rt.embedder.embed([question])[0]
         seeds = self.seed_entities(question, qvec)
         facts = self._fact_units(seeds, qvec, as_of)
-        _direction_bonus(question, seeds, facts, self._cfg.bonus_direction)
-        named_types = relation_types_named(question)
-        for u in facts:
-            if u.fact is not None and u.fact.type in named_types:
-                u.bonus += self._cfg.bonus_relation_type
+        _hint_bonus(question, seeds, facts, self._cfg)
         ranked = self._score(question, qvec, _dedupe(facts + self._sentence_units(qvec, facts, seeds, as_of)))
         trace = [f"seeds: {', '.join(e.name for e, _ in seeds.values()) or 'none'}",
                  f"candidates: {len(facts)} facts, {len(ranked)} units scored"]
@@ -168,6 +166,12 @@ class LocalSearch:
         if not any(len(t) >= 2 for t in terms(question)):
             trace.append("abstained: the question names nothing to look up")
             ranked = []
+        unknown = self._unknown_names(question, seeds, ranked)
+        if unknown:
+            trace.append(f"abstained: nothing is known about {', '.join(unknown)}")
+            return QueryResult(answer=f"I found nothing about {unknown[0]} in the knowledge graph.",
+                               citations=[], confidence=0.05, mode_used=mode, context="",
+                               reasoning_trace=trace)
         if not ranked or ranked[0].score < cfg.min_answer_score:
             best = ranked[0].score if ranked else 0.0
             trace.append(f"abstained: best support {best:.2f} < {cfg.min_answer_score}")
@@ -189,6 +193,14 @@ class LocalSearch:
                            context=context, reasoning_trace=trace,
                            entities=[e for e, _ in seeds.values()],
                            facts=[u.fact for u in ranked if u.fact is not None][:20])
+
+    def _unknown_names(self, question: str, seeds: dict[str, tuple[Entity, float]],
+                       ranked: list[Unit]) -> list[str]:
+        """Names the question states that neither the graph nor any evidence contains."""
+        known = {k for e, score in seeds.values() if score >= 0.8 for k in e.name_keys}
+        evidence = " ".join(u.text.lower() for u in ranked[:40])
+        return [name for name in self._rt.extractor.names_in(question)
+                if normalize_name(name) not in known and name.lower() not in evidence]
 
     def _context(self, seeds: dict[str, tuple[Entity, float]], ranked: list[Unit],
                  resolver: CitationResolver, budget: int) -> str:
@@ -227,24 +239,22 @@ class LocalSearch:
         return "\n".join(parts)
 
 
-def _direction_bonus(question: str, seeds: dict[str, tuple[Entity, float]], facts: list[Unit],
-                     bonus: float) -> None:
-    """'Who does X report to?' asks about X's outgoing facts; 'Who leads X?' about incoming."""
+def _hint_bonus(question: str, seeds: dict[str, tuple[Entity, float]], facts: list[Unit],
+                cfg: LocalSearchConfig) -> None:
+    """'Who does X report to?' asks about X's outgoing facts; 'Who leads X?' about incoming;
+    a fact of the type the wording names ('leads', 'manager of') gains too."""
+    hints = analyze(question)
     named = {eid for eid, (_, score) in seeds.items() if score >= 0.8}
-    if not named:
-        return
-    if _DO_QUESTION.match(question):
-        side = "source"
-    elif _VERB_QUESTION.match(question):
-        side = "target"
-    else:
-        return
     for u in facts:
         if u.fact is None:
             continue
-        endpoint = u.fact.source_id if side == "source" else u.fact.target_id
-        if endpoint in named:
-            u.bonus += bonus
+        typed = u.fact.type in hints.types
+        if typed:
+            u.bonus += cfg.bonus_relation_type
+        if hints.side is not None and named:
+            endpoint = u.fact.source_id if hints.side == "source" else u.fact.target_id
+            if endpoint in named:
+                u.bonus += cfg.bonus_direction + (cfg.bonus_exact_fact if typed else 0.0)
 
 
 def _recency_bonus(units: list[Unit], bonus: float) -> None:

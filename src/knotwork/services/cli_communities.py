@@ -21,7 +21,7 @@ def _run(body: Callable[[Knotwork], None]) -> None:
     from knotwork.core import Knotwork
     from knotwork.services import cli
 
-    with cli._knotwork() as kw:  # noqa: SLF001 - the shared open/close/error wrapper
+    with cli._knotwork() as kw:
         assert isinstance(kw, Knotwork)
         body(kw)
 

@@ -78,11 +78,11 @@ class RedisStreamEventQueue:
     def ack(self, topic: str, group: str, message_ids: Sequence[str]) -> int:
         if not message_ids:
             return 0
-        return int(cast(int, self._client.xack(self.key(topic), group, *message_ids)))
+        return int(self._client.xack(self.key(topic), group, *message_ids))
 
     def pending(self, topic: str, group: str) -> int:
         try:
-            summary = cast(dict[str, Any], self._client.xpending(self.key(topic), group))
+            summary: dict[str, Any] = self._client.xpending(self.key(topic), group)
         except redis.ResponseError as exc:
             if "NOGROUP" in str(exc):
                 return 0
@@ -112,8 +112,8 @@ class RedisStreamEventQueue:
 
     def _claim(self, topic: str, key: str, group: str, consumer: str, count: int,
                idle_ms: int) -> list[Delivery]:
-        reply = cast(list[Any], self._client.xautoclaim(key, group, consumer, idle_ms,
-                                                        start_id="0-0", count=count))
+        reply: list[Any] = self._client.xautoclaim(key, group, consumer, idle_ms,
+                                                   start_id="0-0", count=count)
         messages = reply[1] if len(reply) > 1 else []
         return self._deliveries(topic, key, group, messages, redelivered=True)
 

@@ -41,6 +41,18 @@ class RuleBasedExtractor:
             docs = [None] * len(texts)
         return [self._one(text, doc, known, context) for text, doc in zip(texts, docs, strict=True)]
 
+    def names_in(self, text: str) -> list[str]:
+        """Proper names a short text (a question) states: people, projects, teams, systems."""
+        doc = self._nlp(text) if self._nlp is not None else None
+        out: list[str] = []
+        for m in find_mentions(text, doc, {}, ()):
+            words = m.text.split()
+            strong = m.extractor in ("rule", "gazetteer") or (
+                m.extractor == "spacy" and len(words) >= 2 and m.type is EntityType.PERSON)
+            if strong and m.refers_to is None:
+                out.append(clean_display_name(m.text))
+        return out
+
     def _one(
         self, text: str, doc: Any | None, known: Mapping[str, KnownName], context: Sequence[KnownName]
     ) -> ChunkExtraction:

@@ -47,7 +47,7 @@ def get_community(community_id: str, kw: KW, group_id: GroupQuery = None) -> JSO
 def latest_report(
     kw: KW,
     group_id: GroupQuery = None,
-    format: Annotated[Literal["html", "json"], Query()] = "html",  # noqa: A002 - API name
+    format: Annotated[Literal["html", "json"], Query()] = "html",
 ) -> Response:
     from knotwork.communities.render import render_html
 

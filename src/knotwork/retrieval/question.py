@@ -1,0 +1,50 @@
+"""What a question's wording says about the facts that answer it (rule-based, no LLM)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from knotwork.domain.models import RelationType as R
+from knotwork.ingestion.extraction.relations import relation_types_named
+
+Side = Literal["source", "target"]
+
+_DO_QUESTION = re.compile(r"^\s*(?:who|whom|what|which|where|when|how)(?:\s+\w+)?\s+(?:does|did|do)\b", re.IGNORECASE)
+_VERB_QUESTION = re.compile(
+    r"^\s*(?:who|what|which)\s+(?!(?:does|did|do|is|was|are|were|has|have|had|will|would|can|"
+    r"could|should)\b)[a-z]+s?\b", re.IGNORECASE)
+_POSSESSIVE = re.compile(r"\w(?:'s|’s)\s+\w", re.IGNORECASE)
+
+# "the manager of X" / "X's manager": which fact type answers, and which end X is on
+ROLE_NOUNS: dict[str, tuple[R, Side]] = {
+    "manager": (R.REPORTS_TO, "source"), "boss": (R.REPORTS_TO, "source"),
+    "supervisor": (R.REPORTS_TO, "source"), "line manager": (R.REPORTS_TO, "source"),
+    "lead": (R.LEADS, "target"), "leader": (R.LEADS, "target"), "head": (R.LEADS, "target"),
+    "owner": (R.OWNS, "target"), "maintainer": (R.MAINTAINS, "target"),
+    "employer": (R.WORKS_AT, "source"), "company": (R.WORKS_AT, "source"),
+    "team": (R.MEMBER_OF, "source"), "location": (R.LOCATED_IN, "source"),
+    "office": (R.LOCATED_IN, "source"), "headquarters": (R.HEADQUARTERED_IN, "source"),
+}
+_ROLE_OF = re.compile(r"\b(" + "|".join(sorted(ROLE_NOUNS, key=len, reverse=True)) + r")\s+(?:of|for)\b", re.IGNORECASE)
+_ROLE_POSSESSIVE = re.compile(r"(?:'s|’s)\s+(" + "|".join(sorted(ROLE_NOUNS, key=len, reverse=True)) + r")\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class QuestionHints:
+    side: Side | None = None  # where the named entities sit in the answering fact
+    types: frozenset[R] = field(default_factory=frozenset)
+
+
+def analyze(question: str) -> QuestionHints:
+    role = _ROLE_OF.search(question) or _ROLE_POSSESSIVE.search(question)
+    if role:
+        rtype, side = ROLE_NOUNS[role.group(1).lower()]
+        return QuestionHints(side, frozenset({rtype}) | frozenset(relation_types_named(question)))
+    types = frozenset(relation_types_named(question))
+    if _DO_QUESTION.match(question) or _POSSESSIVE.search(question):
+        return QuestionHints("source", types)
+    if _VERB_QUESTION.match(question):
+        return QuestionHints("target", types)
+    return QuestionHints(None, types)

@@ -1,0 +1,72 @@
+"""Question wording → fact hints, multi-hop decomposition, sentence splitting."""
+
+from __future__ import annotations
+
+import pytest
+
+from knotwork.domain.models import RelationType as R
+from knotwork.retrieval.multihop import decompose
+from knotwork.retrieval.question import analyze
+from knotwork.retrieval.sentences import split_sentences
+
+
+@pytest.mark.parametrize(
+    ("question", "side", "rtype"),
+    [
+        ("Who does Priya report to?", "source", R.REPORTS_TO),
+        ("Who leads Project Atlas?", "target", R.LEADS),
+        ("Who is the manager of Priya Raman?", "source", R.REPORTS_TO),
+        ("What is Marcus Webb's employer?", "source", R.WORKS_AT),
+        ("Who is the lead of the Platform Team?", "target", R.LEADS),
+        ("Which team maintains the Billing Service?", "target", R.MAINTAINS),
+    ],
+)
+def test_hints_name_the_side_and_type(question: str, side: str, rtype: R) -> None:
+    hints = analyze(question)
+    assert hints.side == side
+    assert rtype in hints.types
+
+
+def test_a_question_without_relation_words_has_no_type_hint() -> None:
+    assert analyze("When is the Atlas launch?").types == frozenset()
+
+
+def test_relative_clause_becomes_two_questions() -> None:
+    plan = decompose("Who is the manager of the person who leads Project Atlas?")
+    assert plan is not None
+    assert plan.inner == "Who leads Project Atlas?"
+    assert plan.template.format("Priya Raman") == "Who is the manager of Priya Raman?"
+
+
+def test_trailing_verb_stays_with_the_outer_question() -> None:
+    plan = decompose("Which team does the person who maintains the Kafka pipeline belong to?")
+    assert plan is not None
+    assert plan.inner == "Who maintains the Kafka pipeline?"
+    assert plan.template.format("Kenji") == "Which team does Kenji belong to?"
+
+
+def test_clause_about_a_team_asks_which_team() -> None:
+    plan = decompose("Where is the office of the team that maintains the Billing Service?")
+    assert plan is not None and plan.inner == "Which team maintains the Billing Service?"
+
+
+@pytest.mark.parametrize("question", ["Who leads Project Atlas?", "The person who leads it?",
+                                      "Who is the person who?"])
+def test_simple_questions_are_not_decomposed(question: str) -> None:
+    assert decompose(question) is None
+
+
+def test_sentences_split_per_line_and_after_final_punctuation() -> None:
+    text = "ID: DEC-005; Decision: Adopt PostgreSQL.; Date: 2024\nHello there. Dr. Smith left! Ok"
+    assert split_sentences(text) == [
+        "ID: DEC-005; Decision: Adopt PostgreSQL.; Date: 2024",
+        "Hello there.",
+        "Dr. Smith left!",
+        "Ok",
+    ]
+
+
+def test_no_text_is_lost_when_splitting() -> None:
+    text = "a.b c. D e? F!\n\n  G h.  "
+    joined = "".join(split_sentences(text)).replace(" ", "")
+    assert joined == text.replace(" ", "").replace("\n", "")
