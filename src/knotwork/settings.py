@@ -60,7 +60,7 @@ class Settings(BaseSettings):
     # pipeline
     chunk_tokens: int = 800
     chunk_overlap: int = 100
-    passage_tokens: int = 160  # vector passages within a chunk (MiniLM reads ~256 word pieces)
+    passage_tokens: int = 200  # vector passages within a chunk (MiniLM reads ~256 word pieces)
 
     # query
     max_context_tokens: int = 4000

@@ -222,6 +222,28 @@ class QueryMode(StrEnum):
     DRIFT = "drift"
 
 
+class KeyPoint(_Model):
+    """One point of a global (community-based) answer: a fact or a source sentence."""
+
+    text: str
+    score: float
+    community_id: str | None = None
+    community: str = ""  # the community's title
+    chunk_ids: list[str] = Field(default_factory=list)
+    fact_id: str | None = None
+
+
+class DriftIteration(_Model):
+    """One DRIFT step: the primer (global) or a follow-up sub-query (local)."""
+
+    query: str
+    mode: QueryMode
+    results: list[str] = Field(default_factory=list)  # the evidence it added (empty: none)
+    coverage: float = 0.0  # share of the question's terms covered after this step
+    confidence: float = 0.0
+    chunk_ids: list[str] = Field(default_factory=list)
+
+
 class QueryResult(_Model):
     answer: str
     citations: list[Citation]
@@ -231,6 +253,12 @@ class QueryResult(_Model):
     reasoning_trace: list[str] = Field(default_factory=list)
     entities: list[Entity] = Field(default_factory=list)
     facts: list[Fact] = Field(default_factory=list)
+    # global and DRIFT only (optional: older callers see the fields above unchanged)
+    key_points: list[KeyPoint] = Field(default_factory=list)
+    communities: list[Community] = Field(default_factory=list)
+    community_level: int | None = None
+    iterations: list[DriftIteration] = Field(default_factory=list)
+    final_coverage: float | None = None
 
 
 class Community(_Model):

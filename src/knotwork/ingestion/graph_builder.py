@@ -32,6 +32,9 @@ class BatchResult:
     graph_mentions: list[tuple[str, str]] = field(default_factory=list)
     mentions: list[EntityMention] = field(default_factory=list)
     entities_per_episode: dict[str, set[str]] = field(default_factory=dict)
+    # the stored versions this batch started from (to skip re-embedding what did not change)
+    previous_entities: dict[str, Entity] = field(default_factory=dict)
+    previous_facts: dict[str, Fact] = field(default_factory=dict)
 
 
 class BatchBuilder:
@@ -55,6 +58,7 @@ class BatchBuilder:
         wanted = {k for _, ex in items for ent in ex.entities for k in lookup_keys(ent.key, ent.type)}
         wanted |= {normalize_name(a) for _, ex in items for ent in ex.entities for a in ent.aliases}
         candidates = self._find(sorted(wanted)) if wanted else []
+        result.previous_entities.update((c.id, c) for c in candidates)
         by_key: dict[str, Entity] = {}
         local_ids: list[list[str]] = []
         for episode, ex in items:
@@ -139,6 +143,7 @@ class BatchBuilder:
             return
         involved = sorted({f.source_id for f in proposed} | {f.target_id for f in proposed})
         known: dict[str, Fact] = {f.id: f for f in self._facts_of(involved)}
+        result.previous_facts.update(known)
         for new in sorted(proposed, key=lambda f: f.valid_at or self._now):
             match = next((f for f in known.values() if same_fact(f, new)), None)
             merged = merge_into(match, new) if match is not None else new

@@ -20,6 +20,7 @@ from knotwork.domain.models import (
     Document,
     Entity,
     Episode,
+    Fact,
     ProcessingStatus,
     RawDocument,
 )
@@ -196,8 +197,10 @@ class IngestionPipeline:
                        result: BatchResult) -> None:
         embed = self._rt.embedder.embed
         vectors = self._rt.vectors
-        entities = list(result.entities.values())
-        facts = list(result.facts.values())
+        entities = [e for e in result.entities.values()
+                    if _entity_vector_changed(result.previous_entities.get(e.id), e)]
+        facts = [f for f in result.facts.values()
+                 if _fact_vector_changed(result.previous_facts.get(f.id), f)]
         titles = {p.document.id: p.document.title for p in batch}
         passages = [(e, i, text) for e in episodes
                     for i, text in enumerate(_passages(e.content, self._rt.settings.passage_tokens))]
@@ -235,8 +238,18 @@ class IngestionPipeline:
 
 
 def _passages(text: str, tokens: int) -> list[str]:
-    spans = chunk_text(text, tokens, tokens // 5) if text.strip() else []
+    spans = chunk_text(text, tokens, 0) if text.strip() else []
     return [s.text for s in spans] or [text]
+
+
+def _entity_vector_changed(before: Entity | None, after: Entity) -> bool:
+    return before is None or _entity_text(before) != _entity_text(after) \
+        or before.type is not after.type or before.confidence != after.confidence
+
+
+def _fact_vector_changed(before: Fact | None, after: Fact) -> bool:
+    return before is None or before.fact != after.fact or before.type is not after.type \
+        or before.valid_at != after.valid_at or before.invalid_at != after.invalid_at
 
 
 def _entity_text(entity: Entity) -> str:

@@ -16,7 +16,7 @@ class LocalSearchConfig(BaseModel):
     chunk_vector_limit: int = 12
     chunk_mention_limit: int = 12
     fact_chunk_facts: int = 16
-    max_units_scored: int = 96
+    max_units_scored: int = 48
     weight_semantic: float = 0.55
     weight_lexical: float = 0.35
     bonus_seed_fact: float = 0.12
@@ -40,3 +40,46 @@ PRESETS: dict[str, LocalSearchConfig] = {
     "precise": LocalSearchConfig(answer_units=1, min_answer_score=0.35),
     "broad": LocalSearchConfig(max_hops=3, fact_limit=600, chunk_vector_limit=24, answer_units=3),
 }
+
+
+class GlobalSearchConfig(BaseModel):
+    """Global (community-report) search: rank communities, map to key points, reduce."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    top_k_communities: int = 10
+    community_vector_limit: int = 100  # communities scored by the vector search
+    weight_community_vector: float = 0.6
+    weight_community_lexical: float = 0.4
+    min_community_score: float = 0.05  # below this a community is not mapped
+    level_fit_top: int = 3  # a level's fit: the mean relevance of its best communities
+    mention_chunks: int = 4  # chunks mentioning a community's central entities, read per community
+    central_entities: int = 3
+    sentences_per_chunk: int = 12
+    candidates_per_community: int = 24  # points embedded per community (lexical prefilter)
+    points_per_community: int = 3  # the map step's output
+    weight_semantic: float = 0.55
+    weight_lexical: float = 0.35
+    weight_community: float = 0.2
+    bonus_fact: float = 0.03
+    bonus_theme: float = 0.15  # community titles, when the question asks for themes
+    min_informative_terms: int = 5
+    max_key_points: int = 6
+    relative_cutoff: float = 0.6  # a key point scores at least this share of the best
+    min_point_score: float = 0.3
+    citations: int = 8
+    build_on_demand: bool = True
+
+
+class DriftConfig(BaseModel):
+    """DRIFT: a global primer, then local follow-ups until the question's terms are covered."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_iterations: int = 3  # follow-up sub-queries after the primer
+    convergence_threshold: float = 0.9
+    primer_communities: int = 5
+    primer_points: int = 4  # primer key points kept in the evidence and the answer
+    follow_up_entities: int = 4  # primer entities considered for follow-ups
+    answer_points: int = 6
+    citations: int = 8

@@ -55,16 +55,20 @@ class LocalSearch:
         return self._rt.graph.get_entities(self._group, ids)
 
     # ------------------------------------------------------------------ seeds
+    def named_in(self, question: str) -> list[tuple[str, Entity]]:
+        """(the words, the entity) for each known entity the question names (name, alias or
+        first name), longest words first."""
+        surfaces = question_keys(question)
+        found = self._rt.graph.find_entities_by_keys(self._group, sorted(surfaces)) if surfaces else []
+        out: list[tuple[str, Entity]] = []
+        for entity in found:
+            words = [surfaces[k] for k in entity.name_keys if k in surfaces]
+            if words:
+                out.append((max(words, key=len), entity))
+        return sorted(out, key=lambda we: (-len(we[0]), we[1].name))
+
     def seed_entities(self, question: str, qvec: Sequence[float]) -> dict[str, tuple[Entity, float]]:
-        words = re.findall(r"[\w.+#&'’-]+", question)
-        keys: set[str] = set()
-        for n in range(1, 5):
-            for i in range(len(words) - n + 1):
-                key = normalize_name(" ".join(words[i : i + n]))
-                if key and not (n == 1 and (key in STOPWORDS or len(key) < 3)):
-                    keys.add(key)
-                    if n == 1:
-                        keys.add(f"first:{key}")
+        keys = set(question_keys(question))
         seeds: dict[str, tuple[Entity, float]] = {}
         named = self._rt.graph.find_entities_by_keys(self._group, sorted(keys)) if keys else []
         for entity in named:
@@ -153,10 +157,14 @@ class LocalSearch:
 
     # ------------------------------------------------------------------ run
     def run(self, question: str, *, as_of: datetime | None = None,
-            max_context_tokens: int = 4000, mode: QueryMode = QueryMode.LOCAL) -> QueryResult:
+            max_context_tokens: int = 4000, mode: QueryMode = QueryMode.LOCAL,
+            seed_entity_ids: Sequence[str] = ()) -> QueryResult:
+        """``seed_entity_ids``: starting points given by the caller, added to the found ones."""
         cfg = self._cfg
         qvec = self._rt.embedder.embed([question])[0]
         seeds = self.seed_entities(question, qvec)
+        for entity in self.entities(list(seed_entity_ids)):
+            seeds[entity.id] = (entity, 1.0)
         facts = self._fact_units(seeds, qvec, as_of)
         _hint_bonus(question, seeds, facts, self._cfg)
         ranked = self._score(question, qvec, _dedupe(facts + self._sentence_units(qvec, facts, seeds, as_of)))
@@ -237,6 +245,21 @@ class LocalSearch:
                 if not add(f"[{doc.source_system}:{doc.source_id}] {doc.title}\n{chunk.content}"):
                     break
         return "\n".join(parts)
+
+
+def question_keys(question: str) -> dict[str, str]:
+    """Name keys of the question's 1-4 word spans (single words also as ``first:``) -> words."""
+    words = re.findall(r"[\w.+#&'’-]+", question)
+    keys: dict[str, str] = {}
+    for n in range(1, 5):
+        for i in range(len(words) - n + 1):
+            surface = " ".join(words[i : i + n])
+            key = normalize_name(surface)
+            if key and not (n == 1 and (key in STOPWORDS or len(key) < 3)):
+                keys.setdefault(key, surface)
+                if n == 1:
+                    keys.setdefault(f"first:{key}", surface)
+    return keys
 
 
 def _hint_bonus(question: str, seeds: dict[str, tuple[Entity, float]], facts: list[Unit],

@@ -21,7 +21,16 @@ from knotwork.domain.timeutil import from_iso
 from knotwork.ingestion.loaders.errors import LoaderError
 from knotwork.ingestion.loaders.xhtml import html_to_text
 
-__all__ = ["USERS_FILE", "load_confluence", "looks_like_page", "read_json"]
+__all__ = [
+    "USERS_FILE",
+    "is_current",
+    "load_confluence",
+    "looks_like_page",
+    "page_to_document",
+    "read_json",
+    "user_names",
+    "version_number",
+]
 
 USERS_FILE = "users.json"
 
@@ -82,8 +91,9 @@ def page_objects(data: object) -> tuple[list[dict[str, Any]], str | None]:
     return [item for item in items if isinstance(item, dict)], base
 
 
-def _load_users(path: Path, root: Path) -> dict[str, str]:
-    data = read_json(path, root)
+def user_names(data: object) -> dict[str, str]:
+    """Account id -> display name from ``{id: name}``, a list of user objects, or a
+    paginated ``{"results": [...]}`` of them (the v1 ``user/bulk`` response)."""
     users: dict[str, str] = {}
     if isinstance(data, dict) and isinstance(data.get("results"), list):
         data = data["results"]
@@ -104,6 +114,10 @@ def _load_users(path: Path, root: Path) -> dict[str, str]:
             if account is not None and isinstance(name, str):
                 users[str(account)] = name
     return users
+
+
+def _load_users(path: Path, root: Path) -> dict[str, str]:
+    return user_names(read_json(path, root))
 
 
 def _str(value: object) -> str | None:
@@ -136,14 +150,23 @@ def _storage_value(page: Mapping[str, Any]) -> str:
     return ""
 
 
-def _version_number(page: Mapping[str, Any]) -> int:
+def version_number(page: Mapping[str, Any]) -> int:
     number = _dict(page.get("version")).get("number")
     return number if isinstance(number, int) else 0
 
 
-def _page_document(
+def is_current(page: Mapping[str, Any]) -> bool:
+    """Only ``current`` pages are content (not trashed, deleted, archived or draft)."""
+    return str(page.get("status") or "current").lower() == "current"
+
+
+def page_to_document(
     page: Mapping[str, Any], users: Mapping[str, str], base: str | None
 ) -> RawDocument | None:
+    """One page object (v2, or v1 with ``body.storage``) to a document; None without text.
+
+    ``base`` is the ``_links.base`` of the response that held the page (for its URL).
+    """
     page_id = _str(page.get("id"))
     if page_id is None:
         return None
@@ -213,15 +236,14 @@ def load_confluence(path: Path) -> tuple[list[RawDocument], int]:
             skipped += 1
             continue
         for page in pages:
-            status = str(page.get("status") or "current").lower()
-            if status != "current" or not looks_like_page(page):
+            if not is_current(page) or not looks_like_page(page):
                 skipped += 1
                 continue
-            document = _page_document(page, users, base)
+            document = page_to_document(page, users, base)
             if document is None:
                 skipped += 1
                 continue
-            number = _version_number(page)
+            number = version_number(page)
             previous = best.get(document.source_id)
             if previous is not None:
                 skipped += 1

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import zipfile
 import zlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,7 +24,13 @@ from knotwork.domain.models import EpisodeSource, RawDocument, SourceSystem
 from knotwork.ingestion.loaders.confluence import parse_json_bytes
 from knotwork.ingestion.loaders.errors import LoaderError
 
-__all__ = ["find_slack_root", "load_slack", "render_slack_text"]
+__all__ = [
+    "channel_documents",
+    "find_slack_root",
+    "load_slack",
+    "render_slack_text",
+    "user_names",
+]
 
 CHANNELS_FILE = "channels.json"
 _DAY_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}\.json$")
@@ -162,7 +168,8 @@ def _str(value: object) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
-def _user_names(data: object) -> dict[str, str]:
+def user_names(data: object) -> dict[str, str]:
+    """User id -> real name from a list of user objects (``users.json`` / ``users.list``)."""
     names: dict[str, str] = {}
     if not isinstance(data, list):
         return names
@@ -269,33 +276,54 @@ def _channel_list(files: _Files) -> list[tuple[str, str]]:
 def _load_export(files: _Files) -> tuple[list[RawDocument], int]:
     users: dict[str, str] = {}
     if files.exists("users.json"):
-        users = _user_names(parse_json_bytes(files.read("users.json"), "users.json"))
+        users = user_names(parse_json_bytes(files.read("users.json"), "users.json"))
     channels = _channel_list(files)
     channel_names = {channel_id: name for channel_id, name in channels if channel_id}
     documents: list[RawDocument] = []
     skipped = 0
     for channel_id, channel in channels:
-        by_ts: dict[str, dict[str, Any]] = {}
+        messages: list[Mapping[str, Any]] = []
         for day in files.list_dir(channel):
             if not _DAY_FILE.match(day):
                 continue
             name = f"{channel}/{day}"
             data = parse_json_bytes(files.read(name), name)
-            for item in data if isinstance(data, list) else []:
-                if not isinstance(item, dict):
-                    continue
-                edit = item.get("message") if item.get("subtype") == "message_changed" else None
-                raw = edit if isinstance(edit, dict) else item  # an edit carries the current text
-                by_ts[_str(raw.get("ts"))] = raw
-        threads: dict[str, list[_Message]] = {}
-        for raw in by_ts.values():
-            message = None if _is_noise(raw) else _parse_message(raw, users, channel_names)
-            if message is None:
-                skipped += 1
-                continue
-            threads.setdefault(message.thread_ts or message.ts, []).append(message)
-        for key in sorted(threads, key=_ts_order):
-            documents.append(_thread_document(channel, channel_id, key, threads[key]))
+            messages.extend(item for item in (data if isinstance(data, list) else [])
+                            if isinstance(item, dict))
+        found, dropped = channel_documents(channel, channel_id, messages, users, channel_names)
+        documents.extend(found)
+        skipped += dropped
+    return documents, skipped
+
+
+def channel_documents(
+    channel: str,
+    channel_id: str,
+    messages: Iterable[Mapping[str, Any]],
+    users: Mapping[str, str],
+    channel_names: Mapping[str, str],
+) -> tuple[list[RawDocument], int]:
+    """One channel's raw messages (export day files or Web API pages, in any order) to one
+    document per thread or standalone message; returns ``(documents, skipped_messages)``.
+
+    A message seen twice (by ``ts``) keeps its last copy; a ``message_changed`` event carries
+    the current text of the message it edits.
+    """
+    by_ts: dict[str, Mapping[str, Any]] = {}
+    for item in messages:
+        edit = item.get("message") if item.get("subtype") == "message_changed" else None
+        raw = edit if isinstance(edit, dict) else item  # an edit carries the current text
+        by_ts[_str(raw.get("ts"))] = raw
+    threads: dict[str, list[_Message]] = {}
+    skipped = 0
+    for raw in by_ts.values():
+        message = None if _is_noise(raw) else _parse_message(raw, users, channel_names)
+        if message is None:
+            skipped += 1
+            continue
+        threads.setdefault(message.thread_ts or message.ts, []).append(message)
+    documents = [_thread_document(channel, channel_id, key, threads[key])
+                 for key in sorted(threads, key=_ts_order)]
     return documents, skipped
 
 
