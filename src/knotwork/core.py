@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
@@ -24,9 +25,9 @@ from knotwork.domain.models import (
 )
 from knotwork.domain.timeutil import ensure_utc, to_iso, utcnow
 from knotwork.ingestion.pipeline import IngestionPipeline, IngestReport, Progress
+from knotwork.ingestion.sync import SyncReport, SyncSource, run_sync
 from knotwork.resolution.lookup import ResolveResult, resolve_mention
-from knotwork.retrieval.local import LocalSearch
-from knotwork.retrieval.multihop import multi_hop
+from knotwork.retrieval.engine import QueryEngine
 from knotwork.runtime import Runtime, open_runtime
 from knotwork.settings import Settings
 
@@ -76,6 +77,7 @@ class Knotwork:
         self.settings = settings or (runtime.settings if runtime else Settings())
         self._rt = runtime or open_runtime(self.settings)
         self._pipelines: dict[str, IngestionPipeline] = {}
+        self._build_lock = threading.Lock()
 
     @property
     def runtime(self) -> Runtime:
@@ -132,26 +134,48 @@ class Knotwork:
         loaded = load_path(path)
         return self.ingest_documents(loaded.documents, group_id, progress)
 
+    def sync(self, source: SyncSource, group_id: str | None = None,
+             progress: Progress | None = None) -> SyncReport:
+        """Incremental sync of a live source (``connectors``): only what changed costs work;
+        pages deleted at the source are removed with what only they evidenced."""
+        group = self._group(group_id)
+        return run_sync(self._pipeline(group), self._rt.documents, group, source, progress)
+
     # ------------------------------------------------------------------ query
     def query(self, question: str, group_id: str | None = None,
               mode: QueryMode | str = QueryMode.AUTO, as_of: datetime | None = None,
-              max_context_tokens: int | None = None) -> QueryResult:
+              max_context_tokens: int | None = None, *, community_level: int | None = None,
+              top_k_communities: int | None = None, max_iterations: int | None = None,
+              convergence_threshold: float | None = None) -> QueryResult:
+        """Answer in ``mode``; AUTO routes by the question and ``mode_used`` says where.
+
+        GLOBAL / DRIFT build the tenant's communities on demand when it has none.
+        ``community_level`` / ``top_k_communities``: global search (and DRIFT's primer level);
+        ``max_iterations`` / ``convergence_threshold``: DRIFT.
+        """
         mode = QueryMode(mode)
         if not question or not question.strip():
             raise ValueError("the question is empty")
-        search = LocalSearch(self._rt, self._group(group_id))
         when = ensure_utc(as_of) if as_of else None
         budget = max_context_tokens or self.settings.max_context_tokens
-        result = None
-        if mode in (QueryMode.AUTO, QueryMode.DRIFT):
-            result = multi_hop(search, question.strip(), as_of=when, max_context_tokens=budget)
-        if result is None:
-            result = search.run(question.strip(), as_of=when, max_context_tokens=budget,
-                                mode=QueryMode.LOCAL)
-        if mode in (QueryMode.GLOBAL, QueryMode.DRIFT):
-            result.reasoning_trace.insert(
-                0, f"{mode.value} mode is not built yet: answered by local search")
-        return result
+        return self.engine(group_id).query(
+            question, mode, as_of=when, max_context_tokens=budget,
+            community_level=community_level, top_k_communities=top_k_communities,
+            max_iterations=max_iterations, convergence_threshold=convergence_threshold)
+
+    def engine(self, group_id: str | None = None) -> QueryEngine:
+        """The query engine of one tenant (local, global, DRIFT search and AUTO routing)."""
+        group = self._group(group_id)
+        return QueryEngine(self._rt, group, build=lambda: self._build_on_demand(group))
+
+    def _build_on_demand(self, group: str) -> None:
+        """Build communities for a query when the tenant has none (one build at a time)."""
+        with self._build_lock:
+            if self._rt.graph.list_communities(group):
+                return
+            if self._rt.graph.counts(group).facts == 0:
+                return
+            self.communities(group).build()
 
     # ------------------------------------------------------------------ graph
     def export_graph(self, group_id: str | None = None) -> GraphExport:

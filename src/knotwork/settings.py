@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -83,6 +83,15 @@ class Settings(BaseSettings):
     # events (Redis Streams). Default: the embedded FalkorDB's redis-server.
     redis_url: str | None = None  # e.g. redis://host:6379/0 in production
     queue_prefix: str = "knotwork:"
+
+    # live sources (``knotwork sync``); tokens are secrets: never printed or logged
+    confluence_url: str | None = None  # e.g. https://acme.atlassian.net
+    confluence_email: str | None = None  # Confluence Cloud: the API token's account
+    confluence_token: SecretStr | None = None
+    slack_token: SecretStr | None = None  # a bot token (xoxb-…)
+    slack_api_url: str = "https://slack.com/api"
+    sync_max_retries: int = Field(default=5, ge=0, description="per request, on 429/5xx")
+    sync_max_backoff: float = Field(default=60.0, gt=0, description="longest wait, seconds")
 
     def resolved_database_url(self) -> str:
         if self.database_url:

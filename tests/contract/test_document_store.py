@@ -434,3 +434,41 @@ def test_chunks_mentioning_ranks_by_mention_count_within_the_group(store: SqlDoc
     assert store.chunks_mentioning("g1", ["ent-a"], limit=1) in ([first.id], [second.id])
     assert store.chunks_mentioning("g1", []) == []
     assert store.chunks_mentioning("g2", ["ent-a"]) == [foreign.id]
+
+
+def test_delete_documents_cascades_to_chunks_and_mentions(store: SqlDocumentStore) -> None:
+    gone, kept = make_document(), make_document()
+    gone_chunks, kept_chunks = make_chunks(gone, 3), make_chunks(kept, 2)
+    store.save_document(gone, gone_chunks)
+    store.save_document(kept, kept_chunks)
+    store.add_mentions([make_mention(c) for c in gone_chunks + kept_chunks])
+    foreign = make_document("g2")
+    store.save_document(foreign, make_chunks(foreign))
+
+    assert store.delete_documents("g1", [gone.id, "missing", gone.id]) == 1
+    assert store.delete_documents("g1", [foreign.id]) == 0  # another tenant's id: untouched
+    assert store.delete_documents("g1", []) == 0
+
+    assert store.get_documents([gone.id]) == []
+    assert store.get_chunks([c.id for c in gone_chunks]) == []
+    assert store.counts("g1") == DocumentCounts(documents=1, chunks=2, mentions=2)
+    assert store.counts("g2").documents == 1
+    assert _raw_count(store, "SELECT COUNT(*) FROM entity_mentions") == 2
+
+
+def test_sync_cursor_round_trip_per_group_and_source(store: SqlDocumentStore) -> None:
+    assert store.get_sync_cursor("g1", "confluence:ENG") is None
+    store.set_sync_cursor("g1", "confluence:ENG", '{"space_id": "1"}')
+    store.set_sync_cursor("g1", "slack:T1", "1700000000.000100")
+    store.set_sync_cursor("g2", "confluence:ENG", "other tenant ✓")
+    assert store.get_sync_cursor("g1", "confluence:ENG") == '{"space_id": "1"}'
+
+    store.set_sync_cursor("g1", "confluence:ENG", "x" * 10_000)  # replaces, long values fit
+    assert store.get_sync_cursor("g1", "confluence:ENG") == "x" * 10_000
+    assert store.get_sync_cursor("g1", "slack:T1") == "1700000000.000100"
+    assert store.get_sync_cursor("g2", "confluence:ENG") == "other tenant ✓"
+    assert _raw_count(store, "SELECT COUNT(*) FROM sync_state") == 3
+
+    store.delete_group("g1")
+    assert store.get_sync_cursor("g1", "slack:T1") is None
+    assert store.get_sync_cursor("g2", "confluence:ENG") == "other tenant ✓"

@@ -643,3 +643,81 @@ def test_communities_are_tenant_scoped(store: GraphStore, group: str, other_grou
     assert store.list_communities(group) == []
     assert store.get_community_state(group) is None
     assert [c.id for c in store.list_communities(other_group)] == ["com-x"]
+
+
+# --------------------------------------------------------------------------- lineage
+
+
+def _two_documents(store: GraphStore, group: str) -> None:
+    """doc-a: ep-a1, ep-a2; doc-b: ep-b1. Facts: ab only from doc-a, bc from both, cd only b."""
+    entities = [ent(group, k) for k in ("a", "b", "c", "d", "lonely")]
+    episodes = [
+        episode(group, "a1", document_id="doc-a"),
+        episode(group, "a2", document_id="doc-a"),
+        episode(group, "b1", document_id="doc-b"),
+    ]
+    facts = [
+        fact(group, "ab", "a", "b", episodes=["ep-a1", "ep-a2"]),
+        fact(group, "bc", "b", "c", episodes=["ep-a2", "ep-b1"]),
+        fact(group, "cd", "c", "d", episodes=["ep-b1"]),
+    ]
+    mentions = [("ep-a1", "ent-a"), ("ep-a1", "ent-b"), ("ep-a2", "ent-b"),
+                ("ep-a2", "ent-c"), ("ep-b1", "ent-c"), ("ep-b1", "ent-d")]
+    store.upsert_entities(entities)
+    store.upsert_episodes(episodes)
+    store.upsert_mentions(group, mentions)
+    store.upsert_facts(facts)
+
+
+@pytest.fixture()
+def lineage(store: GraphStore, group: str) -> GraphStore:
+    _two_documents(store, group)
+    return store
+
+
+def test_detach_document_episodes_strips_evidence(lineage: GraphStore, group: str) -> None:
+    store = lineage
+    assert store.detach_document_episodes(group, ["doc-a", "doc-missing"]) == 2
+    assert store.detach_document_episodes(group, ["doc-a"]) == 0  # idempotent
+    assert store.detach_document_episodes(group, []) == 0
+    assert store.get_episodes(group, ["ep-a1", "ep-a2", "ep-b1"])[0].id == "ep-b1"
+    assert len(store.get_episodes(group, ["ep-a1", "ep-a2"])) == 0
+    by_id = {f.id: f for f in store.list_facts(group)}
+    assert by_id["fact-ab"].episodes == []  # only evidence was doc-a
+    assert by_id["fact-bc"].episodes == ["ep-b1"]  # keeps the other document's evidence
+    assert by_id["fact-cd"].episodes == ["ep-b1"]
+    counts = store.counts(group)
+    assert (counts.episodes, counts.mentions, counts.facts) == (1, 2, 3)
+    assert [f.id for f in store.unevidenced_facts(group)] == ["fact-ab"]
+
+
+def test_delete_facts_and_orphan_entities(lineage: GraphStore, group: str) -> None:
+    store = lineage
+    # ent-lonely: no mention, no fact, from the start
+    assert store.orphan_entity_ids(group) == ["ent-lonely"]
+    store.detach_document_episodes(group, ["doc-a"])
+    assert store.orphan_entity_ids(group) == ["ent-lonely"]  # a, b still touch fact-ab
+    [unevidenced] = store.unevidenced_facts(group)
+    assert unevidenced.fact == "a relates to b" and unevidenced.source_id == "ent-a"
+    assert store.delete_facts(group, [unevidenced.id, "fact-missing"]) == 1
+    assert store.delete_facts(group, []) == 0
+    assert store.unevidenced_facts(group) == []
+    assert store.orphan_entity_ids(group) == ["ent-a", "ent-lonely"]  # b is in fact-bc
+    assert store.delete_entities(group, ["ent-a", "ent-lonely", "ent-missing"]) == 2
+    assert store.orphan_entity_ids(group) == []
+    assert sorted(e.id for e in store.list_entities(group)) == ["ent-b", "ent-c", "ent-d"]
+    assert sorted(f.id for f in store.list_facts(group)) == ["fact-bc", "fact-cd"]
+
+
+def test_lineage_is_tenant_scoped(lineage: GraphStore, group: str, other_group: str) -> None:
+    store = lineage
+    _two_documents(store, other_group)
+    store.detach_document_episodes(group, ["doc-a", "doc-b"])
+    assert len(store.unevidenced_facts(group)) == 3
+    assert store.unevidenced_facts(other_group) == []
+    assert store.delete_facts(other_group, ["fact-ab"]) == 1
+    assert store.delete_entities(other_group, ["ent-a"]) == 1
+    assert store.counts(group).facts == 3 and store.counts(group).entities == 5
+    assert store.counts(other_group).episodes == 3
+    assert store.unevidenced_facts(_new_group()) == []
+    assert store.orphan_entity_ids(_new_group()) == []

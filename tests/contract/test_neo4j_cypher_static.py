@@ -212,10 +212,10 @@ def test_collection_covers_the_adapter() -> None:
 
 def test_no_inline_cypher_in_the_adapters() -> None:
     """Cypher written inside a function would escape the collection above."""
-    from knotwork.infra.graph_common import base, communities
+    from knotwork.infra.graph_common import base, communities, lineage
 
     offenders = []
-    for module in (neo4j_store, base, communities):
+    for module in (neo4j_store, base, communities, lineage):
         tree = ast.parse(inspect.getsource(module))
         for func in ast.walk(tree):
             if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):

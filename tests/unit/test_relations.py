@@ -268,3 +268,20 @@ def test_relation_offsets_point_at_the_sentence(extractor: RuleBasedExtractor) -
     ex = run(extractor, text)
     (r,) = ex.relations
     assert text[r.start : r.end] == "Tom Becker reports to Sarah Lin."
+
+
+@pytest.mark.parametrize(
+    ("text", "subject", "other", "place"),
+    [
+        ("Omar Hossain's manager is Julia Kapoor. He lives in Paris.",
+         "Omar Hossain", "Julia Kapoor", "Paris"),
+        ("Jacob Ivanova reports to Gabriel Ionescu. He is based in Boston.",
+         "Jacob Ivanova", "Gabriel Ionescu", "Boston"),
+    ],
+)
+def test_a_pronoun_refers_to_the_subject_of_the_previous_sentence(
+    extractor: RuleBasedExtractor, text: str, subject: str, other: str, place: str
+) -> None:
+    found = triples(run(extractor, text))
+    assert (subject, R.LOCATED_IN, place) in found
+    assert (other, R.LOCATED_IN, place) not in found

@@ -95,6 +95,30 @@ class GraphStore(Protocol):
 
     def counts(self, group_id: str) -> GraphCounts: ...
 
+    # -- lineage: withdrawing a document's evidence (a changed or deleted source page)
+
+    def detach_document_episodes(self, group_id: str, document_ids: Sequence[str]) -> int:
+        """Delete the documents' episodes (with their MENTIONS) and remove their ids from the
+        ``episodes`` of every fact; facts keep their other evidence. Returns episodes deleted.
+        """
+        ...
+
+    def unevidenced_facts(self, group_id: str) -> list[Fact]:
+        """Facts whose ``episodes`` is empty (nothing evidences them any more)."""
+        ...
+
+    def delete_facts(self, group_id: str, ids: Sequence[str]) -> int:
+        """Delete facts by id; returns how many existed."""
+        ...
+
+    def orphan_entity_ids(self, group_id: str) -> list[str]:
+        """Entities that no episode mentions and no fact touches, sorted."""
+        ...
+
+    def delete_entities(self, group_id: str, ids: Sequence[str]) -> int:
+        """Delete entities (and any edge of theirs) by id; returns how many existed."""
+        ...
+
     # -- communities: Community nodes, (c)-[:HAS_MEMBER]->(entity), (parent)-[:PARENT_OF]->(c)
 
     def replace_communities(self, group_id: str, communities: Sequence[Community]) -> None:
@@ -239,6 +263,16 @@ class DocumentStore(Protocol):
     def get_chunks(self, ids: Sequence[str]) -> list[Chunk]: ...
 
     def list_documents(self, group_id: str) -> list[Document]: ...
+
+    def delete_documents(self, group_id: str, ids: Sequence[str]) -> int:
+        """Delete documents of the group with their chunks and mentions; returns how many."""
+        ...
+
+    def get_sync_cursor(self, group_id: str, source: str) -> str | None:
+        """The cursor an incremental sync of ``source`` stored last, if any."""
+        ...
+
+    def set_sync_cursor(self, group_id: str, source: str, cursor: str) -> None: ...
 
     def record_audit(self, event: AuditEvent) -> None: ...
 

@@ -27,8 +27,10 @@ from knotwork.domain.models import (
 from knotwork.domain.ports import Collection, VectorPoint
 from knotwork.domain.timeutil import ensure_utc, to_iso, utcnow
 from knotwork.ingestion.chunking import chunk_text
+from knotwork.ingestion.embedding_text import entity_point, entity_text, passage_id, passage_texts
 from knotwork.ingestion.extraction.mentions import KnownName
 from knotwork.ingestion.graph_builder import BatchBuilder, BatchResult
+from knotwork.ingestion.lineage import Lineage, Retired
 from knotwork.runtime import Runtime
 
 log = structlog.get_logger(__name__)
@@ -45,6 +47,10 @@ class IngestReport:
     entities: int = 0
     facts: int = 0
     episode_ids: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)  # source ids of new documents
+    updated: list[str] = field(default_factory=list)  # ... of changed (re-processed) documents
+    facts_retired: int = 0  # left without evidence by a changed document (see lineage)
+    entities_retired: int = 0
 
 
 @dataclass
@@ -52,6 +58,7 @@ class _Prepared:
     document: Document
     chunks: list[Chunk]
     episodes: list[Episode]
+    previous: Document | None = None  # the stored version this one replaces
 
 
 class IngestionPipeline:
@@ -61,6 +68,7 @@ class IngestionPipeline:
         self._batch = batch_documents
         self._known: dict[str, KnownName] | None = None
         self._communities = CommunityService(runtime, group_id)
+        self._lineage = Lineage(runtime, group_id, self._communities)
 
     # ------------------------------------------------------------------ public
     def ingest(self, documents: Iterable[RawDocument], progress: Progress | None = None) -> IngestReport:
@@ -103,6 +111,13 @@ class IngestionPipeline:
         self._process([prepared], report, None, context)
         return report
 
+    def delete_documents(self, documents: Sequence[Document]) -> Retired:
+        """Documents deleted at their source: gone with everything only they evidenced."""
+        retired = self._lineage.delete_documents(documents)
+        if retired.entities:
+            self._known = None  # rebuilt from the graph on next use
+        return retired
+
     # ------------------------------------------------------------------ steps
     def _chunks_of(self, document: Document) -> list[Chunk]:
         ids = [stable_id(document.id, "chunk", str(i)) for i in range(document.chunk_count)]
@@ -139,7 +154,7 @@ class IngestionPipeline:
                     document_id=doc_id, valid_at=when, created_at=now)
             for c in chunks
         ]
-        return _Prepared(document, chunks, episodes)
+        return _Prepared(document, chunks, episodes, previous=existing)
 
     def _known_names(self) -> dict[str, KnownName]:
         if self._known is None:
@@ -149,7 +164,8 @@ class IngestionPipeline:
         return self._known
 
     def _remember(self, entity: Entity) -> None:
-        assert self._known is not None
+        if self._known is None:
+            return  # dropped after a retirement: rebuilt from the graph on next use
         for key in entity.name_keys:
             if not key.startswith("first:") and len(key) >= 3:
                 self._known.setdefault(key, KnownName(entity.name, entity.type, entity.subtype))
@@ -157,6 +173,8 @@ class IngestionPipeline:
     def _process(self, batch: Sequence[_Prepared], report: IngestReport, progress: Progress | None,
                  context: Sequence[KnownName] = ()) -> None:
         rt = self._rt
+        replaced = [p.previous for p in batch if p.previous is not None]
+        self._lineage.withdraw(replaced)  # the old versions' evidence, before re-extraction
         known = self._known_names()
         episodes = [e for p in batch for e in p.episodes]
         titled = [f"{e.content}" for e in episodes]
@@ -171,6 +189,8 @@ class IngestionPipeline:
         result = builder.build(list(zip(episodes, extractions, strict=True)))
         self._write_graph(episodes, result)
         self._write_vectors(batch, episodes, result)
+        if replaced:  # before COMPLETED is written: a crash here redoes the batch, sweep too
+            self._note_retired(self._lineage.sweep("edited", replaced), report)
         self._write_sql(batch, result, now)
         for entity in result.entities.values():
             self._remember(entity)
@@ -179,11 +199,19 @@ class IngestionPipeline:
         report.entities += len(result.entities)
         report.facts += len(result.facts)
         report.episode_ids.extend(e.id for e in episodes)
+        for p in batch:
+            (report.updated if p.previous else report.added).append(p.document.source_id)
         log.info("ingest.batch", group=self._group, documents=len(batch), chunks=len(episodes),
                  entities=len(result.entities), facts=len(result.facts))
         if progress:
             progress(len(batch))
         self._communities.after_ingest(result.facts.values())  # no-op before the first build
+
+    def _note_retired(self, retired: Retired, report: IngestReport) -> None:
+        report.facts_retired += retired.facts
+        report.entities_retired += retired.entities
+        if retired.entities:
+            self._known = None
 
     # ------------------------------------------------------------------ writes
     def _write_graph(self, episodes: Sequence[Episode], result: BatchResult) -> None:
@@ -203,16 +231,14 @@ class IngestionPipeline:
                  if _fact_vector_changed(result.previous_facts.get(f.id), f)]
         titles = {p.document.id: p.document.title for p in batch}
         passages = [(e, i, text) for e in episodes
-                    for i, text in enumerate(_passages(e.content, self._rt.settings.passage_tokens))]
-        passage_texts = [f"{titles[e.document_id]}\n{text}" for e, _, text in passages]
-        all_vectors = embed([_entity_text(e) for e in entities] + [f.fact for f in facts] + passage_texts)
+                    for i, text in enumerate(passage_texts(e.content, self._rt.settings.passage_tokens))]
+        passage_inputs = [f"{titles[e.document_id]}\n{text}" for e, _, text in passages]
+        all_vectors = embed([entity_text(e) for e in entities] + [f.fact for f in facts] + passage_inputs)
         ent_vecs = all_vectors[: len(entities)]
         fact_vecs = all_vectors[len(entities) : len(entities) + len(facts)]
         passage_vecs = all_vectors[len(entities) + len(facts) :]
         vectors.upsert(Collection.ENTITIES, [
-            VectorPoint(id=e.id, vector=v, group_id=self._group,
-                        payload={"name": e.name, "entity_type": e.type.value, "confidence": e.confidence})
-            for e, v in zip(entities, ent_vecs, strict=True)])
+            entity_point(e, v) for e, v in zip(entities, ent_vecs, strict=True)])
         vectors.upsert(Collection.FACTS, [
             VectorPoint(id=f.id, vector=v, group_id=self._group,
                         payload={"type": f.type.value, "source_id": f.source_id,
@@ -221,7 +247,7 @@ class IngestionPipeline:
             for f, v in zip(facts, fact_vecs, strict=True)])
         # a chunk is embedded as passages: MiniLM reads only its first 256 word pieces
         vectors.upsert(Collection.CHUNKS, [
-            VectorPoint(id=stable_id(e.id, "passage", str(i)), vector=v, group_id=self._group,
+            VectorPoint(id=passage_id(e.id, i), vector=v, group_id=self._group,
                         payload={"chunk_id": e.id, "document_id": e.document_id,
                                  "source_system": e.source_description.split(":", 1)[0]})
             for (e, i, _), v in zip(passages, passage_vecs, strict=True)])
@@ -237,21 +263,11 @@ class IngestionPipeline:
             store.set_status(prepared.document.id, ProcessingStatus.COMPLETED, entity_count=count)
 
 
-def _passages(text: str, tokens: int) -> list[str]:
-    spans = chunk_text(text, tokens, 0) if text.strip() else []
-    return [s.text for s in spans] or [text]
-
-
 def _entity_vector_changed(before: Entity | None, after: Entity) -> bool:
-    return before is None or _entity_text(before) != _entity_text(after) \
+    return before is None or entity_text(before) != entity_text(after) \
         or before.type is not after.type or before.confidence != after.confidence
 
 
 def _fact_vector_changed(before: Fact | None, after: Fact) -> bool:
     return before is None or before.fact != after.fact or before.type is not after.type \
         or before.valid_at != after.valid_at or before.invalid_at != after.invalid_at
-
-
-def _entity_text(entity: Entity) -> str:
-    kind = entity.subtype.lower() if entity.subtype else entity.type.value.lower()
-    return f"{entity.name} ({kind}). {entity.summary}".strip()

@@ -26,6 +26,8 @@ class LocalSearchConfig(BaseModel):
     bonus_relation_type: float = 0.1
     bonus_exact_fact: float = 0.08
     bonus_recency: float = 0.06
+    bonus_per_evidence: float = 0.02
+    bonus_evidence_max: float = 0.08
     weight_context: float = 0.6
     penalty_heading: float = 0.15
     min_informative_terms: int = 5
@@ -56,7 +58,8 @@ class GlobalSearchConfig(BaseModel):
     mention_chunks: int = 4  # chunks mentioning a community's central entities, read per community
     central_entities: int = 3
     sentences_per_chunk: int = 12
-    candidates_per_community: int = 24  # points embedded per community (lexical prefilter)
+    candidates_per_community: int = 16  # points embedded per community (lexical prefilter)
+    max_candidates: int = 64  # points embedded in all (the per-community share shrinks)
     points_per_community: int = 3  # the map step's output
     weight_semantic: float = 0.55
     weight_lexical: float = 0.35
@@ -64,9 +67,10 @@ class GlobalSearchConfig(BaseModel):
     bonus_fact: float = 0.03
     bonus_theme: float = 0.15  # community titles, when the question asks for themes
     min_informative_terms: int = 5
+    min_point_terms: int = 4
     max_key_points: int = 6
     relative_cutoff: float = 0.6  # a key point scores at least this share of the best
-    min_point_score: float = 0.3
+    min_point_score: float = 0.2
     citations: int = 8
     build_on_demand: bool = True
 

@@ -23,6 +23,7 @@ from knotwork.retrieval.question import analyze
 from knotwork.retrieval.sentences import split_sentences
 from knotwork.runtime import Runtime
 
+_SPEAKER = re.compile(r"^([A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,3})\s*(?:\([^)]{1,30}\))?:\s+(?=\S)")
 _MARKUP = re.compile(r"^(?:[-*#>•]+\s*)+")
 NO_ANSWER = "I could not find support for this in the knowledge graph."
 
@@ -35,7 +36,8 @@ class Unit:
     chunk_ids: list[str]
     fact: Fact | None = None
     bonus: float = 0.0
-    context: str = ""  # document title and section heading: scored, never shown
+    context: str = ""  # document title, section heading, speaker: scored, never shown
+    display: str = ""  # what an answer shows, when it differs from the scored text
     time: datetime | None = None
     score: float = 0.0
     parts: dict[str, float] = field(default_factory=dict)
@@ -93,6 +95,7 @@ class LocalSearch:
         for hit in self._rt.graph.expand_facts(self._group, strong, depth=cfg.max_hops,
                                                as_of=as_of, limit=cfg.fact_limit):
             bonus = cfg.bonus_seed_fact if hit.hop == 0 else cfg.bonus_near_fact / hit.hop
+            bonus += min(cfg.bonus_evidence_max, cfg.bonus_per_evidence * (len(hit.fact.episodes) - 1))
             units[hit.fact.id] = Unit(hit.fact.fact, list(hit.fact.episodes), hit.fact, bonus,
                                       time=hit.fact.valid_at)
         hits = self._rt.vectors.search(Collection.FACTS, qvec, group_id=self._group,
@@ -122,19 +125,24 @@ class LocalSearch:
                 continue
             heading = ""
             for raw in split_sentences(ep.content):
-                text = _MARKUP.sub("", raw).strip()
+                shown = _MARKUP.sub("", raw).strip()
+                speaker = _SPEAKER.match(shown)
+                text = shown[speaker.end():].strip() if speaker else shown
                 if raw.startswith("#"):
                     heading = text
                 if len(text) < 8:
                     continue
                 context = f"{ep.name} {heading if heading != text else ''}"
+                if speaker:
+                    context += f" {speaker.group(1)}"
                 # under a title or heading that names the subject counts as naming it
                 where = f"{text} {context}".lower()
                 named = any(n.lower() in where for n in names)
                 bonus = self._cfg.bonus_seed_named if named else 0.0
                 if raw.startswith("#"):
                     bonus -= self._cfg.penalty_heading
-                units.append(Unit(text, [ep.id], None, bonus, context=context, time=ep.valid_at))
+                units.append(Unit(text, [ep.id], None, bonus, context=context, time=ep.valid_at,
+                                  display=shown))
         return units
 
     def _score(self, question: str, qvec: Sequence[float], units: list[Unit]) -> list[Unit]:
@@ -192,8 +200,9 @@ class LocalSearch:
                 break
             if all(_overlap(u.text, c.text) < 0.5 for c in chosen):
                 chosen.append(u)
-        answer = " ".join(_sentence(u.text) for u in chosen)
-        citations = resolver.resolve([(u.text, u.chunk_ids) for u in chosen], limit=cfg.citations)
+        answer = " ".join(_sentence(u.display or u.text) for u in chosen)
+        citations = resolver.resolve([(u.display or u.text, u.chunk_ids) for u in chosen],
+                                     limit=cfg.citations)
         context = self._context(seeds, ranked, resolver, max_context_tokens)
         confidence = round(max(0.0, min(1.0, top.score)), 3)
         trace.append(f"answer from {'fact' if top.fact else 'source sentence'} (score {top.score:.2f})")

@@ -242,9 +242,10 @@ def serve(
 
 
 def _register_extensions() -> None:
-    from knotwork.services.cli_communities import register
+    from knotwork.services import cli_communities, cli_sync
 
-    register(app)
+    cli_communities.register(app)
+    cli_sync.register(app)
 
 
 _register_extensions()

@@ -14,6 +14,7 @@ from knotwork.domain.models import Entity, Episode, Fact, FactHit, GraphCounts
 from knotwork.domain.timeutil import to_iso
 from knotwork.infra.graph_common import cypher
 from knotwork.infra.graph_common.communities import CommunityCypherMixin
+from knotwork.infra.graph_common.lineage import LineageCypherMixin
 from knotwork.infra.graph_common.records import (
     BATCH_SIZE,
     Row,
@@ -45,7 +46,7 @@ def _in_order(ids: Sequence[str], models: Sequence[M]) -> list[M]:
     return [by_id[i] for i in unique(ids) if i in by_id]
 
 
-class CypherGraphStore(CommunityCypherMixin, ABC):
+class CypherGraphStore(CommunityCypherMixin, LineageCypherMixin, ABC):
     """Implements :class:`knotwork.domain.ports.GraphStore` on top of :meth:`_run`."""
 
     batch_size: int = BATCH_SIZE

@@ -200,6 +200,7 @@ FALKOR_INDEXES: Final = (
     "CREATE INDEX FOR (e:Entity) ON (e.group_id)",
     "CREATE INDEX FOR (e:Entity) ON (e.name_keys)",
     "CREATE INDEX FOR (ep:Episodic) ON (ep.id)",
+    "CREATE INDEX FOR (ep:Episodic) ON (ep.document_id)",
     "CREATE INDEX FOR ()-[r:RELATES_TO]-() ON (r.id)",
 )
 # (label, property) pairs given a GRAPH.CONSTRAINT UNIQUE in FalkorDB (one graph per tenant)
@@ -229,6 +230,7 @@ NEO4J_SCHEMA: Final = (
     ),
     "CREATE INDEX episodic_id_idx IF NOT EXISTS FOR (ep:Episodic) ON (ep.id)",
     "CREATE INDEX episodic_group_idx IF NOT EXISTS FOR (ep:Episodic) ON (ep.group_id)",
+    "CREATE INDEX episodic_document_idx IF NOT EXISTS FOR (ep:Episodic) ON (ep.document_id)",
     "CREATE INDEX rel_id_idx IF NOT EXISTS FOR ()-[r:RELATES_TO]-() ON (r.id)",
     "CREATE INDEX rel_group_idx IF NOT EXISTS FOR ()-[r:RELATES_TO]-() ON (r.group_id)",
     "CREATE INDEX rel_type_idx IF NOT EXISTS FOR ()-[r:RELATES_TO]-() ON (r.type)",

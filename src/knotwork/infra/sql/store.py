@@ -311,6 +311,38 @@ class SqlDocumentStore:
         with self._session() as session:
             return [_to_document(row) for row in session.scalars(stmt)]
 
+    def delete_documents(self, group_id: str, ids: Sequence[str]) -> int:
+        """Delete documents of the group; ON DELETE CASCADE takes their chunks and mentions."""
+        deleted = 0
+        with self._session() as session:
+            for batch in _batches(ids):
+                stmt = (
+                    delete(DocumentRow)
+                    .where(DocumentRow.group_id == group_id, DocumentRow.id.in_(batch))
+                    .execution_options(synchronize_session=False)
+                )
+                deleted += cast(CursorResult[Any], session.execute(stmt)).rowcount or 0
+        return deleted
+
+    # ------------------------------------------------------------------ sync state
+
+    def get_sync_cursor(self, group_id: str, source: str) -> str | None:
+        stmt = select(SyncStateRow.cursor).where(
+            SyncStateRow.group_id == group_id, SyncStateRow.source == source
+        )
+        with self._session() as session:
+            return session.scalars(stmt).one_or_none()
+
+    def set_sync_cursor(self, group_id: str, source: str, cursor: str) -> None:
+        values = {"group_id": group_id, "source": source, "cursor": cursor, "updated_at": utcnow()}
+        stmt = self._insert()(SyncStateRow).values(values)
+        upsert = stmt.on_conflict_do_update(
+            index_elements=["group_id", "source"],
+            set_={"cursor": stmt.excluded.cursor, "updated_at": stmt.excluded.updated_at},
+        )
+        with self._session() as session:
+            session.execute(upsert)
+
     # ------------------------------------------------------------------ chunks, mentions
 
     def get_chunks(self, ids: Sequence[str]) -> list[Chunk]:

@@ -26,7 +26,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 import structlog
 
@@ -87,7 +87,7 @@ class ConfluenceClient:
     def close(self) -> None:
         self._http.close()
 
-    def __enter__(self) -> ConfluenceClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *_: object) -> None:
@@ -144,7 +144,7 @@ class ConfluenceClient:
             data = self._http.get(url, query)
             if not isinstance(data, dict) or not isinstance(data.get("results"), list):
                 raise ConnectorError(f"Confluence: unexpected response shape for {path}")
-            links = data.get("_links") if isinstance(data.get("_links"), dict) else {}
+            links = _dict(data.get("_links"))
             base = links.get("base") if isinstance(links.get("base"), str) else None
             for page in data["results"]:
                 if isinstance(page, dict):
@@ -185,7 +185,7 @@ class ConfluenceSource:
                 continue
             page_id = str(page["id"])
             listing.versions[page_id] = version_number(page)
-            modified = (page.get("version") or {}).get("createdAt")
+            modified = _dict(page.get("version")).get("createdAt")
             if isinstance(modified, str) and modified > listing.last_modified:
                 listing.last_modified = modified
         mine = {sid: doc for sid, doc in known.items()
@@ -234,13 +234,15 @@ def _same_version(document: Document | None, number: int) -> bool:
 
 def _account_ids(page: Mapping[str, Any]) -> set[str]:
     found: set[str] = set()
-    version = page.get("version") if isinstance(page.get("version"), dict) else {}
+    version = _dict(page.get("version"))
     for value in (page.get("authorId"), version.get("authorId")):
         if isinstance(value, str) and value:
             found.add(value)
-    body = page.get("body") if isinstance(page.get("body"), dict) else {}
-    storage = body.get("storage") if isinstance(body.get("storage"), dict) else {}
-    value = storage.get("value")
+    value = _dict(_dict(page.get("body")).get("storage")).get("value")
     if isinstance(value, str):
         found.update(_ACCOUNT_ID.findall(value))
     return found
+
+
+def _dict(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}

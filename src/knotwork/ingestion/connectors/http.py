@@ -25,7 +25,7 @@ from knotwork.ingestion.loaders.errors import LoaderError
 log = structlog.get_logger(__name__)
 
 Sleep = Callable[[float], None]
-Params = Mapping[str, str | int | float | bool | list[str] | None]
+Params = Mapping[str, str | float | bool | list[str] | None]
 
 _RETRIED_STATUS = frozenset({429, 500, 502, 503, 504})
 

@@ -133,6 +133,7 @@ def _plausible(text: str) -> bool:
 
 def _spacy_mentions(doc: object) -> list[Mention]:
     out: list[Mention] = []
+    full_text: str = doc.text  # type: ignore[attr-defined]  # spaCy rebuilds it on each access
     for ent in doc.ents:  # type: ignore[attr-defined]
         etype = _SPACY_TYPES.get(ent.label_)
         if etype is None or not _plausible(ent.text):
@@ -142,7 +143,7 @@ def _spacy_mentions(doc: object) -> list[Mention]:
         lead = re.match(r"(?i)(the|a|an)\s+", ent.text)
         if lead:
             start += lead.end()
-        text = doc.text[start:end]  # type: ignore[attr-defined]
+        text = full_text[start:end]
         text = re.sub(r"(?:'s|’s)$", "", text)
         end = start + len(text)
         subtype = None
@@ -262,7 +263,9 @@ def _coref_mentions(
         window = [f for f in found if f.end <= m.start() and m.start() - f.end < 300]
         people = [f for f in window if f.type is EntityType.PERSON and f.extractor != "speaker"]
         if people:
-            ref = people[-1]
+            # the subject of the latest sentence naming a person: its first person mention
+            boundary = max(text.rfind(". ", 0, people[-1].start), text.rfind("\n", 0, people[-1].start))
+            ref = next(p for p in people if p.start > boundary)
             out.append(Mention(m.start(), m.end(), m.group(0), EntityType.PERSON, 0.55, "coref",
                                refers_to=ref.refers_to or ref.text))
     return out

@@ -1,0 +1,60 @@
+"""Cypher for withdrawing evidence (a changed or deleted document) and retiring what it leaves.
+
+Shared by FalkorDB and Neo4j; values only as parameters; every query filters by ``$group_id``.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from knotwork.infra.graph_common.cypher import FACT_COLUMNS
+
+DOCUMENT_EPISODE_IDS: Final = """
+MATCH (ep:Episodic {group_id: $group_id})
+WHERE ep.document_id IN $document_ids
+RETURN ep.id AS id
+ORDER BY id"""
+
+# Facts keep their other evidence; a fact left with none is found by UNEVIDENCED_FACTS.
+STRIP_EVIDENCE: Final = """
+MATCH (:Entity {group_id: $group_id})-[r:RELATES_TO]->(:Entity)
+WHERE r.group_id = $group_id AND any(x IN r.episodes WHERE x IN $ids)
+SET r.episodes = [x IN r.episodes WHERE NOT x IN $ids]
+RETURN count(r) AS written"""
+
+DELETE_EPISODES_BY_ID: Final = """
+MATCH (ep:Episodic {group_id: $group_id})
+WHERE ep.id IN $ids
+DETACH DELETE ep
+RETURN count(*) AS deleted"""
+
+UNEVIDENCED_FACTS: Final = f"""
+MATCH (:Entity {{group_id: $group_id}})-[r:RELATES_TO]->(:Entity)
+WHERE r.group_id = $group_id AND size(coalesce(r.episodes, [])) = 0
+RETURN {FACT_COLUMNS}
+ORDER BY id"""
+
+DELETE_FACTS_BY_ID: Final = """
+UNWIND $ids AS fact_id
+MATCH ()-[r:RELATES_TO {id: fact_id}]->()
+WHERE r.group_id = $group_id
+DELETE r
+RETURN count(*) AS deleted"""
+
+# Entities no episode mentions and no fact touches: nothing evidences them any more.
+ORPHAN_ENTITY_IDS: Final = """
+MATCH (e:Entity {group_id: $group_id})
+OPTIONAL MATCH (e)<-[m:MENTIONS]-(:Episodic)
+WITH e, count(m) AS mentions
+WHERE mentions = 0
+OPTIONAL MATCH (e)-[r:RELATES_TO]-(:Entity)
+WITH e, count(r) AS facts
+WHERE facts = 0
+RETURN e.id AS id
+ORDER BY id"""
+
+DELETE_ENTITIES_BY_ID: Final = """
+MATCH (e:Entity {group_id: $group_id})
+WHERE e.id IN $ids
+DETACH DELETE e
+RETURN count(*) AS deleted"""

@@ -1,0 +1,202 @@
+"""Lineage upkeep: withdrawing a document version's evidence and retiring what it leaves.
+
+The lineage choice:
+
+* Evidence is per episode (= chunk; episode ids are the chunk ids, stable per document and
+  index). When a document changes, the episodes of its *stored* version are withdrawn before
+  the new version is extracted: their ids leave every fact's ``episodes``, the episodes go
+  with their MENTIONS, and their chunk passages leave the vector store. The new version then
+  re-evidences what it still says (``merge_into`` appends the episode again), so a fact it
+  repeats keeps its id, ``created_at``, validity and any earlier invalidation, and a fact
+  another document also states keeps that other evidence.
+* A fact left with no evidence is **deleted** (graph edge and vector), not given an
+  ``invalid_at``: ``invalid_at`` says the fact stopped holding in the world, which a withdrawn
+  page does not say, and an invalidated fact would stay invalid if a later page stated it again.
+  The deletion is recorded in the audit log (action ``fact.retired``) with the fact's text,
+  type, endpoints, validity and the documents whose change or deletion withdrew it.
+* An entity then left with no mention and no fact is deleted too (``entity.retired``);
+  surviving endpoints drop the retired facts' sentences from their summaries (re-embedded);
+  communities holding a touched entity are marked stale and, with inline summaries on,
+  re-summarised.
+* A document deleted at its source is withdrawn the same way, swept, and then its SQL row is
+  deleted (cascading to chunks and mentions), recorded as ``document.deleted``.
+
+Every step is idempotent and SQL comes last (a changed document is only marked COMPLETED
+after its sweep), so a crash anywhere leaves work that the next run redoes. Sweeps are
+tenant-wide (``unevidenced_facts``/``orphan_entity_ids``), so what a crashed run orphaned is
+found too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import structlog
+
+from knotwork.communities.incremental import stale_communities
+from knotwork.domain.ids import stable_id
+from knotwork.domain.models import AuditEvent, Document, Entity, Fact
+from knotwork.domain.ports import Collection
+from knotwork.domain.timeutil import to_iso, utcnow
+from knotwork.ingestion.embedding_text import chunk_passage_ids, entity_point, entity_text
+
+if TYPE_CHECKING:
+    from knotwork.communities.service import CommunityService
+    from knotwork.runtime import Runtime
+
+log = structlog.get_logger(__name__)
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")  # as the graph builder splits summaries
+
+
+@dataclass
+class Retired:
+    documents: int = 0
+    episodes: int = 0
+    facts: int = 0
+    entities: int = 0
+
+
+def _ref(document: Document) -> str:
+    return f"{document.source_system}:{document.source_id}"
+
+
+class Lineage:
+    """Evidence withdrawal and retirement for one tenant."""
+
+    def __init__(self, runtime: Runtime, group_id: str, communities: CommunityService) -> None:
+        self._rt = runtime
+        self._group = group_id
+        self._communities = communities
+
+    # ------------------------------------------------------------------ steps
+
+    def withdraw(self, documents: Sequence[Document]) -> int:
+        """Take the stored versions' evidence out of the graph and the chunk vectors.
+
+        Returns the number of episodes removed. SQL chunks are left to the caller (replaced
+        by the new version, or deleted with the document).
+        """
+        if not documents:
+            return 0
+        chunk_ids = [stable_id(d.id, "chunk", str(i)) for d in documents
+                     for i in range(d.chunk_count)]
+        tokens = self._rt.settings.passage_tokens
+        passages = [pid for chunk in self._rt.documents.get_chunks(chunk_ids)
+                    for pid in chunk_passage_ids(chunk.id, chunk.content, tokens)]
+        if passages:
+            self._rt.vectors.delete(Collection.CHUNKS, passages)
+        return self._rt.graph.detach_document_episodes(self._group, [d.id for d in documents])
+
+    def sweep(self, reason: str, documents: Sequence[Document]) -> Retired:
+        """Retire facts without evidence, then entities without mentions or facts."""
+        graph, vectors, group = self._rt.graph, self._rt.vectors, self._group
+        facts = graph.unevidenced_facts(group)
+        if facts:
+            graph.delete_facts(group, [f.id for f in facts])
+            vectors.delete(Collection.FACTS, [f.id for f in facts])
+        orphans = graph.orphan_entity_ids(group)
+        if not facts and not orphans:
+            return Retired()
+        endpoints = {e for f in facts for e in (f.source_id, f.target_id)}
+        stale = self._stale_communities(endpoints | set(orphans))
+        names = {e.id: e.name for e in graph.get_entities(group, orphans)}
+        if orphans:
+            graph.delete_entities(group, orphans)
+            vectors.delete(Collection.ENTITIES, orphans)
+        self._prune_summaries(endpoints - set(orphans), facts)
+        self._audit_retired(reason, documents, facts, names)
+        self._refresh(stale, len(facts), len(orphans))
+        log.info("lineage.retired", group=group, reason=reason, facts=len(facts),
+                 entities=len(orphans), stale_communities=len(stale))
+        return Retired(facts=len(facts), entities=len(orphans))
+
+    def delete_documents(self, documents: Sequence[Document]) -> Retired:
+        """Remove documents deleted at their source, with everything only they evidenced."""
+        if not documents:
+            return Retired()
+        episodes = self.withdraw(documents)
+        retired = self.sweep("deleted", documents)
+        retired.episodes = episodes
+        retired.documents = self._rt.documents.delete_documents(
+            self._group, [d.id for d in documents])
+        for document in documents:
+            detail = {"source": _ref(document), "title": document.title,
+                      "content_hash": document.content_hash, "chunks": document.chunk_count}
+            self._rt.documents.record_audit(AuditEvent(
+                group_id=self._group, action="document.deleted", entity_id=document.id,
+                detail=json.dumps(detail, ensure_ascii=False)))
+        return retired
+
+    # ------------------------------------------------------------------ helpers
+
+    def _stale_communities(self, entity_ids: Iterable[str]) -> list[str]:
+        graph, group = self._rt.graph, self._group
+        ids = sorted(set(entity_ids))
+        if not ids or graph.get_community_state(group) is None:
+            return []
+        leaf_of = graph.community_of(group, ids, level=0)
+        parents: dict[str, str | None] = {}
+
+        def parent(community_id: str) -> str | None:
+            if community_id not in parents:
+                found = graph.get_community(group, community_id)
+                parents[community_id] = found.parent_id if found else None
+            return parents[community_id]
+
+        return stale_communities(ids, leaf_of, parent)
+
+    def _refresh(self, stale: Sequence[str], facts: int, entities: int) -> None:
+        graph, group = self._rt.graph, self._group
+        if not stale:
+            return
+        graph.mark_stale(group, stale)
+        state = graph.get_community_state(group)
+        if state is not None:
+            graph.save_community_state(state.model_copy(update={
+                "changed_facts": state.changed_facts + facts,
+                "changed_entities": state.changed_entities + entities,
+                "updated_at": utcnow()}))
+        if self._rt.settings.community_inline_summaries:
+            self._communities.refresh(stale)
+
+    def _prune_summaries(self, entity_ids: set[str], facts: Sequence[Fact]) -> None:
+        """Surviving endpoints forget the retired facts' sentences (summaries are extractive)."""
+        gone = {f.fact for f in facts}
+        if not entity_ids or not gone:
+            return
+        now = utcnow()
+        changed: list[Entity] = []
+        for entity in self._rt.graph.get_entities(self._group, sorted(entity_ids)):
+            kept = [s for s in _SENTENCE.split(entity.summary) if s and s not in gone]
+            if " ".join(kept) != entity.summary:
+                changed.append(entity.model_copy(update={"summary": " ".join(kept),
+                                                         "updated_at": now}))
+        if not changed:
+            return
+        self._rt.graph.upsert_entities(changed)
+        embedded = self._rt.embedder.embed([entity_text(e) for e in changed])
+        self._rt.vectors.upsert(Collection.ENTITIES, [
+            entity_point(e, v) for e, v in zip(changed, embedded, strict=True)])
+
+    def _audit_retired(self, reason: str, documents: Sequence[Document],
+                       facts: Sequence[Fact], entities: dict[str, str]) -> None:
+        store, refs = self._rt.documents, [_ref(d) for d in documents]
+        for fact in facts:
+            detail = {"reason": reason, "documents": refs, "fact": fact.fact,
+                      "type": fact.type.value, "source_id": fact.source_id,
+                      "target_id": fact.target_id, "valid_at": to_iso(fact.valid_at),
+                      "invalid_at": to_iso(fact.invalid_at),
+                      "created_at": to_iso(fact.created_at)}
+            store.record_audit(AuditEvent(group_id=self._group, action="fact.retired",
+                                          entity_id=fact.id,
+                                          detail=json.dumps(detail, ensure_ascii=False)))
+        for entity_id, name in entities.items():
+            detail = {"reason": reason, "documents": refs, "name": name}
+            store.record_audit(AuditEvent(group_id=self._group, action="entity.retired",
+                                          entity_id=entity_id,
+                                          detail=json.dumps(detail, ensure_ascii=False)))

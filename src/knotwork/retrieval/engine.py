@@ -1,0 +1,125 @@
+"""One query, any mode: LOCAL (with multi-hop), GLOBAL, DRIFT, and AUTO's routing.
+
+``Knotwork.query`` and the REST routes go through :class:`QueryEngine`. GLOBAL and DRIFT need
+communities: when the tenant has none they are built on demand (the ``build`` callback);
+when that is impossible GLOBAL falls back to local search and says so in the trace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+import structlog
+
+from knotwork.domain.models import QueryMode, QueryResult
+from knotwork.resolution.normalize import normalize_name
+from knotwork.retrieval.config import DriftConfig, GlobalSearchConfig, LocalSearchConfig
+from knotwork.retrieval.drift import DriftSearch
+from knotwork.retrieval.global_search import GlobalSearch
+from knotwork.retrieval.local import LocalSearch
+from knotwork.retrieval.multihop import multi_hop
+from knotwork.retrieval.router import Route, route, split_parts
+from knotwork.runtime import Runtime
+
+log = structlog.get_logger(__name__)
+
+
+class QueryEngine:
+    def __init__(self, runtime: Runtime, group_id: str, *, build: Callable[[], None] | None = None,
+                 local_config: LocalSearchConfig | None = None,
+                 global_config: GlobalSearchConfig | None = None,
+                 drift_config: DriftConfig | None = None) -> None:
+        self._rt = runtime
+        self._group = group_id
+        self.local_search = LocalSearch(runtime, group_id, local_config)
+        self.global_search = GlobalSearch(runtime, group_id, global_config,
+                                          build=self._safe_build(build) if build else None)
+        self._drift_config = drift_config
+        self.build_error: str | None = None
+
+    def _safe_build(self, build: Callable[[], None]) -> Callable[[], None]:
+        def run() -> None:
+            try:
+                build()
+            except Exception as exc:  # noqa: BLE001 - any failure: answer without communities
+                self.build_error = f"{type(exc).__name__}: {exc}".splitlines()[0]
+                log.warning("query.community_build_failed", group=self._group, error=self.build_error)
+        return run
+
+    # ------------------------------------------------------------------ routing
+    def route(self, question: str) -> Route:
+        named = self.local_search.named_in(question)
+        known = [words for words, _ in named]
+        keys = {k for _, e in named for k in e.name_keys}
+        unknown = [n for n in self._rt.extractor.names_in(question)
+                   if normalize_name(n) not in keys
+                   and not any(n.lower() in w.lower() or w.lower() in n.lower() for w in known)]
+        return route(question, known, unknown)
+
+    # ------------------------------------------------------------------ modes
+    def local(self, question: str, *, as_of: datetime | None, max_context_tokens: int,
+              seed_entity_ids: tuple[str, ...] = ()) -> QueryResult:
+        if not seed_entity_ids:
+            result = multi_hop(self.local_search, question, as_of=as_of,
+                               max_context_tokens=max_context_tokens)
+            if result is not None:
+                return result
+        return self.local_search.run(question, as_of=as_of, max_context_tokens=max_context_tokens,
+                                     mode=QueryMode.LOCAL, seed_entity_ids=seed_entity_ids)
+
+    def global_(self, question: str, *, as_of: datetime | None, max_context_tokens: int,
+                community_level: int | None = None, top_k: int | None = None) -> QueryResult:
+        result = self.global_search.run(question, level=community_level, top_k=top_k, as_of=as_of,
+                                        max_context_tokens=max_context_tokens)
+        if result is not None:
+            return result
+        local = self.local(question, as_of=as_of, max_context_tokens=max_context_tokens)
+        why = f"the community build failed ({self.build_error})" if self.build_error else \
+            "the tenant has no communities (no facts to build them from)"
+        local.reasoning_trace.insert(0, f"global search unavailable: {why}; answered by local search")
+        return local
+
+    def drift(self, question: str, *, as_of: datetime | None, max_context_tokens: int,
+              max_iterations: int | None = None, convergence_threshold: float | None = None,
+              parts: tuple[str, ...] = ()) -> QueryResult:
+        if not parts:
+            parts = tuple(split_parts(question, [w for w, _ in self.local_search.named_in(question)]))
+        budget = max(200, max_context_tokens // 2)
+        search = DriftSearch(
+            self.global_search,
+            lambda q: self.local(q, as_of=as_of, max_context_tokens=budget),
+            self.local_search.min_answer_score, self._drift_config)
+        result = search.run(question, parts=parts, as_of=as_of, max_iterations=max_iterations,
+                            convergence_threshold=convergence_threshold,
+                            max_context_tokens=max_context_tokens)
+        if self.build_error:
+            result.reasoning_trace.insert(0, f"no primer: the community build failed ({self.build_error})")
+        return result
+
+    def query(self, question: str, mode: QueryMode = QueryMode.AUTO, *,
+              as_of: datetime | None = None, max_context_tokens: int = 4000,
+              community_level: int | None = None, top_k_communities: int | None = None,
+              max_iterations: int | None = None,
+              convergence_threshold: float | None = None) -> QueryResult:
+        question = question.strip()
+        if not question:
+            raise ValueError("the question is empty")
+        chosen = mode
+        routed: Route | None = None
+        if mode is QueryMode.AUTO:
+            routed = self.route(question)
+            chosen = routed.mode
+        if chosen is QueryMode.GLOBAL:
+            result = self.global_(question, as_of=as_of, max_context_tokens=max_context_tokens,
+                                  community_level=community_level, top_k=top_k_communities)
+        elif chosen is QueryMode.DRIFT:
+            result = self.drift(question, as_of=as_of, max_context_tokens=max_context_tokens,
+                                max_iterations=max_iterations,
+                                convergence_threshold=convergence_threshold,
+                                parts=routed.parts if routed else ())
+        else:
+            result = self.local(question, as_of=as_of, max_context_tokens=max_context_tokens)
+        if routed is not None:
+            result.reasoning_trace.insert(0, f"auto: {routed.mode.value} ({routed.reason})")
+        return result

@@ -1,0 +1,253 @@
+"""Global (community-based) search: map over community reports, reduce into key points.
+
+1. Communities of the tenant (built on demand when there are none and a builder is given);
+   relevance = vector search over the ``communities`` collection + BM25 over titles,
+   topics and summaries.
+2. The level: the caller's ``community_level``, else the level whose partition fits best.
+3. Map: per top-k community, candidates are its key facts, sentences of its cited chunks
+   and of chunks mentioning its central entities (and its theme, for "themes" questions),
+   ranked against the question; the best few are the community's key points.
+4. Reduce: the best key points over all communities; an extractive answer with citations
+   through :class:`CitationResolver`. Without relevant points it abstains.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from knotwork.communities.report import partition
+from knotwork.domain.models import Community, Entity, KeyPoint, QueryMode, QueryResult
+from knotwork.domain.ports import Collection, DocumentStore
+from knotwork.ingestion.chunking import count_tokens
+from knotwork.retrieval.citations import CitationResolver
+from knotwork.retrieval.config import GlobalSearchConfig
+from knotwork.retrieval.global_rank import (
+    Candidate,
+    choose_level,
+    map_community,
+    prefilter,
+    reduce_points,
+    score_communities,
+    score_points,
+    top_communities,
+)
+from knotwork.retrieval.router import asks_for_themes
+from knotwork.retrieval.sentences import split_sentences
+from knotwork.runtime import Runtime
+
+_MARKUP = re.compile(r"^(?:[-*#>•]+\s*)+")
+NO_GLOBAL_ANSWER = "I could not find support for this in the community reports."
+CHUNK_PRIOR_LIMIT = 50  # chunks scored by the vector search (a cheap prior for sentences)
+
+
+@dataclass
+class GlobalOutcome:
+    """What global search found; ``available`` is False when the tenant has no communities."""
+
+    question: str
+    available: bool
+    level: int | None = None
+    communities: list[tuple[Community, float]] = field(default_factory=list)
+    points: list[Candidate] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict)  # community id -> title
+    trace: list[str] = field(default_factory=list)
+
+    def key_points(self) -> list[KeyPoint]:
+        return [KeyPoint(text=p.text, score=round(p.score, 4), community_id=p.community_id,
+                         community=self.names.get(p.community_id, ""), chunk_ids=p.chunk_ids,
+                         fact_id=p.fact_id) for p in self.points]
+
+
+class GlobalSearch:
+    def __init__(self, runtime: Runtime, group_id: str, config: GlobalSearchConfig | None = None,
+                 build: Callable[[], None] | None = None) -> None:
+        """``build``: makes the tenant's communities when it has none (None: never built here)."""
+        self._rt = runtime
+        self._group = group_id
+        self._cfg = config or GlobalSearchConfig()
+        self._build = build
+
+    @property
+    def config(self) -> GlobalSearchConfig:
+        return self._cfg
+
+    @property
+    def documents(self) -> DocumentStore:
+        return self._rt.documents
+
+    # ------------------------------------------------------------------ search
+    def _load(self, trace: list[str]) -> list[Community]:
+        communities = self._rt.graph.list_communities(self._group)
+        if communities or self._build is None or not self._cfg.build_on_demand:
+            return communities
+        trace.append("no communities yet: building them on demand")
+        self._build()
+        return self._rt.graph.list_communities(self._group)
+
+    def search(self, question: str, *, level: int | None = None, top_k: int | None = None,
+               as_of: datetime | None = None, max_points: int | None = None) -> GlobalOutcome:
+        cfg = self._cfg
+        trace: list[str] = []
+        communities = self._load(trace)
+        if not communities:
+            trace.append("no communities for this tenant")
+            return GlobalOutcome(question, available=False, trace=trace)
+        max_level = max(c.level for c in communities)
+        if level is not None and not 0 <= level <= max_level:
+            raise ValueError(f"community_level must be between 0 and {max_level}, got {level}")
+        qvec = self._rt.embedder.embed([question])[0]
+        hits = self._rt.vectors.search(Collection.COMMUNITIES, qvec, group_id=self._group,
+                                       limit=min(len(communities), cfg.community_vector_limit))
+        relevance = score_communities(question, communities, {h.id: h.score for h in hits}, cfg)
+        if level is None:
+            level, fits = choose_level(communities, relevance, cfg)
+            trace.append("level fit: " + ", ".join(f"{lvl}={fit:.2f}" for lvl, fit in fits.items())
+                         + f" → level {level}")
+        else:
+            trace.append(f"level {level} (requested)")
+        members = partition(communities, level)
+        chosen = top_communities(members, relevance, top_k or cfg.top_k_communities,
+                                 cfg.min_community_score)
+        names = {c.id: c.name for c in communities}
+        trace.append(f"communities: {len(chosen)} of {len(members)} at level {level} mapped"
+                     + (f" (best: {chosen[0][0].name}, {chosen[0][1]:.2f})" if chosen else ""))
+        outcome = GlobalOutcome(question, available=True, level=level, communities=chosen,
+                                names=names, trace=trace)
+        if not chosen:
+            return outcome
+        themes = asks_for_themes(question)
+        candidates = self._candidates(qvec, [c for c, _ in chosen], as_of)
+        mapped: list[Candidate] = []
+        per_community = min(cfg.candidates_per_community,
+                            max(cfg.points_per_community + 1, cfg.max_candidates // len(chosen)))
+        shortlists = [prefilter(question, candidates.get(c.id, []), per_community, cfg, themes)
+                      for c, _ in chosen]
+        texts = list(dict.fromkeys(c.text for short in shortlists for c in short))
+        vectors = dict(zip(texts, self._rt.embedder.embed(texts), strict=True)) if texts else {}
+        for (community, score), short in zip(chosen, shortlists, strict=True):
+            semantic = [sum(a * b for a, b in zip(qvec, vectors[c.text], strict=True)) for c in short]
+            score_points(short, semantic, score, cfg, themes)
+            mapped.extend(map_community(short, cfg))
+        outcome.points = reduce_points(mapped, cfg, max_points)
+        trace.append(f"map: {len(texts)} candidate points scored, {len(mapped)} kept; "
+                     f"reduce: {len(outcome.points)} key points"
+                     + (f" (best {outcome.points[0].score:.2f})" if outcome.points else ""))
+        return outcome
+
+    def _candidates(self, qvec: Sequence[float], communities: Sequence[Community],
+                    as_of: datetime | None) -> dict[str, list[Candidate]]:
+        """Per community: key facts, source sentences, the theme; each text in one community."""
+        cfg, graph, group = self._cfg, self._rt.graph, self._group
+        prior = {str(h.payload.get("chunk_id") or h.id): h.score for h in self._rt.vectors.search(
+            Collection.CHUNKS, qvec, group_id=group, limit=CHUNK_PRIOR_LIMIT)}
+        seen: set[str] = set()
+        out: dict[str, list[Candidate]] = {}
+        facts = {f.id: f for f in graph.get_facts(group, [i for c in communities for i in c.key_facts])}
+        for community in communities:
+            items: list[Candidate] = []
+
+            def add(item: Candidate) -> None:
+                key = " ".join(item.text.lower().split())
+                if key not in seen:
+                    seen.add(key)
+                    items.append(item)
+
+            for fact_id in community.key_facts:
+                fact = facts.get(fact_id)
+                if fact is not None and _current(fact.valid_at, fact.invalid_at, as_of):
+                    add(Candidate(fact.fact, community.id, list(fact.episodes), fact_id=fact.id,
+                                  prior=max((prior.get(e, 0.0) for e in fact.episodes), default=0.0)))
+            central = community.central_entities[: cfg.central_entities]
+            mentioned = self._rt.documents.chunks_mentioning(group, central, cfg.mention_chunks) \
+                if central else []
+            chunk_ids = list(dict.fromkeys([*community.citations, *mentioned]))
+            for episode in graph.get_episodes(group, chunk_ids):
+                if as_of is not None and episode.valid_at > as_of:
+                    continue
+                kept = 0
+                for raw in split_sentences(episode.content):
+                    text = _MARKUP.sub("", raw).strip()
+                    if raw.startswith("#") or len(text) < 12 or kept >= cfg.sentences_per_chunk:
+                        continue
+                    kept += 1
+                    add(Candidate(text, community.id, [episode.id], context=episode.name,
+                                  prior=prior.get(episode.id, 0.0)))
+            if community.key_topics and community.citations:
+                title = community.name.split(" — ")[0]
+                add(Candidate(f"{title}: {', '.join(community.key_topics)}.", community.id,
+                              list(community.citations[:2]), theme=True))
+            out[community.id] = items
+        return out
+
+    # ------------------------------------------------------------------ answer
+    def run(self, question: str, *, level: int | None = None, top_k: int | None = None,
+            as_of: datetime | None = None, max_context_tokens: int = 4000) -> QueryResult | None:
+        """The global answer; None when the tenant has no communities (fall back to local)."""
+        outcome = self.search(question, level=level, top_k=top_k, as_of=as_of)
+        if not outcome.available:
+            return None
+        return self.to_result(outcome, max_context_tokens)
+
+    def key_entities(self, outcome: GlobalOutcome, limit: int = 20) -> list[Entity]:
+        ids = list(dict.fromkeys(e for c, _ in outcome.communities
+                                 for e in c.central_entities[:3]))[:limit]
+        by_id = {e.id: e for e in self._rt.graph.get_entities(self._group, ids)}
+        return [by_id[i] for i in ids if i in by_id]
+
+    def to_result(self, outcome: GlobalOutcome, max_context_tokens: int) -> QueryResult:
+        cfg = self._cfg
+        trace = list(outcome.trace)
+        communities = [c for c, _ in outcome.communities]
+        if not outcome.points:
+            best = max((s for _, s in outcome.communities), default=0.0)
+            trace.append(f"abstained: no key point reaches {cfg.min_point_score}")
+            return QueryResult(answer=NO_GLOBAL_ANSWER, citations=[],
+                               confidence=round(min(0.2, best * 0.5), 3), mode_used=QueryMode.GLOBAL,
+                               reasoning_trace=trace, community_level=outcome.level,
+                               communities=communities)
+        resolver = CitationResolver(self._rt.documents)
+        points = outcome.points
+        citations = resolver.resolve([(p.text, p.chunk_ids) for p in points], limit=cfg.citations)
+        used = {p.community_id for p in points}
+        header = (f"Key points from {len(used)} of {len(outcome.communities)} communities "
+                  f"(level {outcome.level}):")
+        answer = "\n".join([header, *(f"- {_sentence(p.text)}" for p in points)])
+        top = points[: min(3, len(points))]
+        confidence = round(max(0.0, min(1.0, sum(p.score for p in top) / len(top))), 3)
+        trace.append(f"answer: {len(points)} key points, {len(citations)} citations")
+        return QueryResult(
+            answer=answer, citations=citations, confidence=confidence, mode_used=QueryMode.GLOBAL,
+            context=_context(outcome, max_context_tokens), reasoning_trace=trace,
+            entities=self.key_entities(outcome), key_points=outcome.key_points(),
+            communities=communities, community_level=outcome.level)
+
+
+def _current(valid_at: datetime | None, invalid_at: datetime | None, as_of: datetime | None) -> bool:
+    if as_of is None:
+        return invalid_at is None
+    return (valid_at is None or valid_at <= as_of) and (invalid_at is None or as_of < invalid_at)
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _context(outcome: GlobalOutcome, budget: int) -> str:
+    parts: list[str] = []
+    used = 0
+    lines = ["Communities:"]
+    lines += [f"- {c.name} (level {c.level}, {c.entity_count} entities): {c.summary}"
+              for c, _ in outcome.communities]
+    lines += ["Key points:"] + [f"- {p.text} [{outcome.names.get(p.community_id, '')}]"
+                                for p in outcome.points]
+    for line in lines:
+        cost = count_tokens(line)
+        if used + cost > budget:
+            continue
+        parts.append(line)
+        used += cost
+    return "\n".join(parts)
