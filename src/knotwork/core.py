@@ -27,6 +27,7 @@ from knotwork.domain.timeutil import ensure_utc, to_iso, utcnow
 from knotwork.ingestion.pipeline import IngestionPipeline, IngestReport, Progress
 from knotwork.ingestion.sync import SyncReport, SyncSource, run_sync
 from knotwork.resolution.lookup import ResolveResult, resolve_mention
+from knotwork.retrieval.config import LocalSearchConfig
 from knotwork.retrieval.engine import QueryEngine
 from knotwork.runtime import Runtime, open_runtime
 from knotwork.settings import Settings
@@ -163,10 +164,12 @@ class Knotwork:
             community_level=community_level, top_k_communities=top_k_communities,
             max_iterations=max_iterations, convergence_threshold=convergence_threshold)
 
-    def engine(self, group_id: str | None = None) -> QueryEngine:
+    def engine(self, group_id: str | None = None,
+               local_config: LocalSearchConfig | None = None) -> QueryEngine:
         """The query engine of one tenant (local, global, DRIFT search and AUTO routing)."""
         group = self._group(group_id)
-        return QueryEngine(self._rt, group, build=lambda: self._build_on_demand(group))
+        return QueryEngine(self._rt, group, build=lambda: self._build_on_demand(group),
+                           local_config=local_config)
 
     def _build_on_demand(self, group: str) -> None:
         """Build communities for a query when the tenant has none (one build at a time)."""

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from knotwork.domain.models import Citation, DriftIteration, Entity, QueryMode, QueryResult
+from knotwork.ingestion.chunking import count_tokens
 from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.config import DriftConfig
 from knotwork.retrieval.global_rank import TOPIC_WORDS
 from knotwork.retrieval.global_search import GlobalOutcome, GlobalSearch
-from knotwork.ingestion.chunking import count_tokens
 from knotwork.retrieval.lexical import STOPWORDS, stem, terms
 from knotwork.retrieval.local import NO_ANSWER
 from knotwork.retrieval.sentences import split_sentences
@@ -127,8 +127,8 @@ class DriftSearch:
         limit = cfg.max_iterations if max_iterations is None else max_iterations
         threshold = cfg.convergence_threshold if convergence_threshold is None else convergence_threshold
         stems = question_terms(question)
-        trace = [f"drift: coverage of {', '.join(stems) or 'no terms'}; "
-                 f"up to {limit} follow-ups, converge at {threshold:.2f}"]
+        trace = [(f"drift: coverage of {', '.join(stems) or 'no terms'}; "
+                  f"up to {limit} follow-ups, converge at {threshold:.2f}")]
         primer = self._global.search(question, top_k=cfg.primer_communities, as_of=as_of,
                                      max_points=cfg.primer_points)
         trace += [f"primer: {line}" for line in primer.trace]

@@ -14,7 +14,6 @@ from knotwork.domain.models import Community
 from knotwork.retrieval.config import GlobalSearchConfig
 from knotwork.retrieval.lexical import bm25_scores, terms
 
-
 # Analyst words of corpus-wide questions and the words their evidence uses (no LLM to bridge
 # "risk" and "the Billing Service was unavailable"): added to the lexical query only.
 TOPIC_WORDS: Mapping[str, str] = {

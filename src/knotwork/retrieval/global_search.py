@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from knotwork.communities.report import partition
-from knotwork.domain.models import Community, Entity, KeyPoint, QueryMode, QueryResult
+from knotwork.domain.models import Community, Entity, Fact, KeyPoint, QueryMode, QueryResult
 from knotwork.domain.ports import Collection, DocumentStore
 from knotwork.ingestion.chunking import count_tokens
 from knotwork.retrieval.citations import CitationResolver
@@ -140,47 +140,45 @@ class GlobalSearch:
     def _candidates(self, qvec: Sequence[float], communities: Sequence[Community],
                     as_of: datetime | None) -> dict[str, list[Candidate]]:
         """Per community: key facts, source sentences, the theme; each text in one community."""
-        cfg, graph, group = self._cfg, self._rt.graph, self._group
+        group = self._group
         prior = {str(h.payload.get("chunk_id") or h.id): h.score for h in self._rt.vectors.search(
             Collection.CHUNKS, qvec, group_id=group, limit=CHUNK_PRIOR_LIMIT)}
+        facts = {f.id: f for f in self._rt.graph.get_facts(
+            group, [i for c in communities for i in c.key_facts])}
         seen: set[str] = set()
-        out: dict[str, list[Candidate]] = {}
-        facts = {f.id: f for f in graph.get_facts(group, [i for c in communities for i in c.key_facts])}
-        for community in communities:
-            items: list[Candidate] = []
+        return {c.id: self._community_candidates(c, facts, prior, seen, as_of) for c in communities}
 
-            def add(item: Candidate) -> None:
-                key = " ".join(item.text.lower().split())
-                if key not in seen:
-                    seen.add(key)
-                    items.append(item)
-
-            for fact_id in community.key_facts:
-                fact = facts.get(fact_id)
-                if fact is not None and _current(fact.valid_at, fact.invalid_at, as_of):
-                    add(Candidate(fact.fact, community.id, list(fact.episodes), fact_id=fact.id,
-                                  prior=max((prior.get(e, 0.0) for e in fact.episodes), default=0.0)))
-            central = community.central_entities[: cfg.central_entities]
-            mentioned = self._rt.documents.chunks_mentioning(group, central, cfg.mention_chunks) \
-                if central else []
-            chunk_ids = list(dict.fromkeys([*community.citations, *mentioned]))
-            for episode in graph.get_episodes(group, chunk_ids):
-                if as_of is not None and episode.valid_at > as_of:
+    def _community_candidates(self, community: Community, facts: dict[str, Fact],
+                              prior: dict[str, float], seen: set[str],
+                              as_of: datetime | None) -> list[Candidate]:
+        cfg, group = self._cfg, self._group
+        items: list[Candidate] = []
+        for fact_id in community.key_facts:
+            fact = facts.get(fact_id)
+            if fact is not None and _current(fact.valid_at, fact.invalid_at, as_of):
+                _add(items, seen, Candidate(
+                    fact.fact, community.id, list(fact.episodes), fact_id=fact.id,
+                    prior=max((prior.get(e, 0.0) for e in fact.episodes), default=0.0)))
+        central = community.central_entities[: cfg.central_entities]
+        mentioned = self._rt.documents.chunks_mentioning(group, central, cfg.mention_chunks) \
+            if central else []
+        chunk_ids = list(dict.fromkeys([*community.citations, *mentioned]))
+        for episode in self._rt.graph.get_episodes(group, chunk_ids):
+            if as_of is not None and episode.valid_at > as_of:
+                continue
+            kept = 0
+            for raw in split_sentences(episode.content):
+                text = _MARKUP.sub("", raw).strip()
+                if raw.startswith("#") or len(text) < 12 or kept >= cfg.sentences_per_chunk:
                     continue
-                kept = 0
-                for raw in split_sentences(episode.content):
-                    text = _MARKUP.sub("", raw).strip()
-                    if raw.startswith("#") or len(text) < 12 or kept >= cfg.sentences_per_chunk:
-                        continue
-                    kept += 1
-                    add(Candidate(text, community.id, [episode.id], context=episode.name,
-                                  prior=prior.get(episode.id, 0.0)))
-            if community.key_topics and community.citations:
-                title = community.name.split(" — ")[0]
-                add(Candidate(f"{title}: {', '.join(community.key_topics)}.", community.id,
-                              list(community.citations[:2]), theme=True))
-            out[community.id] = items
-        return out
+                kept += 1
+                _add(items, seen, Candidate(text, community.id, [episode.id], context=episode.name,
+                                            prior=prior.get(episode.id, 0.0)))
+        if community.key_topics and community.citations:
+            title = community.name.split(" — ")[0]
+            _add(items, seen, Candidate(f"{title}: {', '.join(community.key_topics)}.",
+                                        community.id, list(community.citations[:2]), theme=True))
+        return items
 
     # ------------------------------------------------------------------ answer
     def run(self, question: str, *, level: int | None = None, top_k: int | None = None,
@@ -223,6 +221,14 @@ class GlobalSearch:
             context=_context(outcome, max_context_tokens), reasoning_trace=trace,
             entities=self.key_entities(outcome), key_points=outcome.key_points(),
             communities=communities, community_level=outcome.level)
+
+
+def _add(items: list[Candidate], seen: set[str], item: Candidate) -> None:
+    """Keep ``item`` unless its text (whitespace and case aside) was seen before."""
+    key = " ".join(item.text.lower().split())
+    if key not in seen:
+        seen.add(key)
+        items.append(item)
 
 
 def _current(valid_at: datetime | None, invalid_at: datetime | None, as_of: datetime | None) -> bool:

@@ -153,8 +153,12 @@ def query(
     mode: Annotated[str, typer.Option("--mode", help="auto | local | global | drift")] = "auto",
     as_of: Annotated[str | None, typer.Option("--as-of", help="Answer as of this date.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    level: Annotated[int | None, typer.Option("--level", min=0,
+                                              help="Global: the community level.")] = None,
+    max_iterations: Annotated[int | None, typer.Option("--max-iterations", min=0, max=10,
+                                                       help="DRIFT: follow-ups at most.")] = None,
 ) -> None:
-    """Ask a question; prints a cited answer."""
+    """Ask a question; prints a cited answer (AUTO picks local, global or DRIFT)."""
     chosen = _choice(mode.lower(), QueryMode, "mode")
     when = None
     if as_of is not None:
@@ -167,10 +171,15 @@ def query(
         from knotwork.core import Knotwork
 
         assert isinstance(kw, Knotwork)
-        result = kw.query(question, mode=chosen, as_of=when)
+        result = kw.query(question, mode=chosen, as_of=when, community_level=level,
+                          max_iterations=max_iterations)
         if as_json:
-            payload = result.model_dump(mode="json", include={"answer", "citations", "confidence",
-                                                              "mode_used", "context", "reasoning_trace"})
+            keys = {"answer", "citations", "confidence", "mode_used", "context", "reasoning_trace"}
+            if result.key_points:
+                keys |= {"key_points", "community_level"}
+            if result.mode_used is QueryMode.DRIFT:
+                keys |= {"iterations", "final_coverage"}
+            payload = result.model_dump(mode="json", include=keys)
             for c in payload["citations"]:
                 c.pop("entity_id", None)
             typer.echo(json.dumps(payload, indent=2))
@@ -179,6 +188,8 @@ def query(
         for i, c in enumerate(result.citations, 1):
             where = c.url or f"{c.source_system}:{c.source_id}"
             typer.echo(f"  [{i}] {c.title} ({where})")
+        for step in result.iterations:
+            typer.echo(f"  {step.mode.value}: {step.query} (coverage {step.coverage:.2f})")
         typer.echo(f"confidence {result.confidence:.2f} · mode {result.mode_used.value}")
 
     _run(body)

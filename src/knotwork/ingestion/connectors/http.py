@@ -95,7 +95,9 @@ class JsonHttp:
 
     def get(self, path: str, params: Params | None = None) -> Any:
         """The decoded JSON body of ``GET path`` (a path under the base URL, or a full URL)."""
-        query = {k: v for k, v in (params or {}).items() if v is not None}
+        # httpx replaces (not merges) a URL's query string with any ``params``, even empty ones:
+        # a next-page link that carries its own query must be sent with none
+        query = {k: v for k, v in (params or {}).items() if v is not None} or None
         attempt = 0
         while True:
             try:

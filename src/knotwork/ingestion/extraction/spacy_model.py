@@ -22,9 +22,12 @@ def load_spacy(name: str) -> Any:  # spacy.Language; spaCy ships no precise stub
 
     for candidate in (name, *[m for m in FALLBACK_MODELS if m != name]):
         try:
-            nlp = spacy.load(candidate, disable=["lemmatizer"])
+            # extraction reads entities and sentences only: the tagger and dependency
+            # parser cost half the time and add nothing, a rule sentencizer splits sentences
+            nlp = spacy.load(candidate, exclude=["tagger", "parser", "attribute_ruler", "lemmatizer"])
         except OSError:
             continue
+        nlp.add_pipe("sentencizer")
         log.info("spacy.loaded", model=candidate)
         return nlp
     raise ModelUnavailableError(

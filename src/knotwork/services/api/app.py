@@ -27,7 +27,7 @@ def problem(status: int, title: str, detail: str) -> JSONResponse:
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
-    from knotwork.services.api import community_routes, routes
+    from knotwork.services.api import community_routes, graphrag_routes, routes
 
     settings = settings or Settings()
 
@@ -70,5 +70,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return problem(500, "Internal Server Error", type(exc).__name__)
 
     app.include_router(routes.router)
+    app.include_router(graphrag_routes.router)
     app.include_router(community_routes.router)
     return app

@@ -10,7 +10,14 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from knotwork.core import Knotwork
-from knotwork.domain.models import Citation, EntityType, EpisodeSource, QueryMode
+from knotwork.domain.models import (
+    Citation,
+    DriftIteration,
+    EntityType,
+    EpisodeSource,
+    KeyPoint,
+    QueryMode,
+)
 from knotwork.resolution.lookup import ResolveResult
 
 router = APIRouter()
@@ -36,6 +43,11 @@ class QueryRequest(BaseModel):
     temperature: float = Field(default=0.1, ge=0.0, le=2.0)
     as_of: datetime | None = None
     group_id: str | None = Group
+    # GLOBAL (and DRIFT's primer) / DRIFT parameters; ignored by the other modes
+    community_level: int | None = Field(default=None, ge=0, le=100)
+    top_k_communities: int | None = Field(default=None, ge=1, le=100)
+    max_iterations: int | None = Field(default=None, ge=0, le=10)
+    convergence_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
 
     @field_validator("mode", mode="before")
     @classmethod
@@ -50,6 +62,10 @@ class QueryResponse(BaseModel):
     mode_used: str
     reasoning_trace: list[str]
     context: str | None = None
+    # only when the mode used produced them (GLOBAL: key points; DRIFT: iterations too)
+    key_points: list[KeyPoint] | None = None
+    iterations: list[DriftIteration] | None = None
+    final_coverage: float | None = None
 
 
 class EpisodeRequest(BaseModel):
@@ -88,7 +104,12 @@ def healthz(kw: KW) -> dict[str, str]:
 @router.post("/v1/graphrag/query", response_model=QueryResponse)
 def graphrag_query(body: QueryRequest, kw: KW) -> JSONResponse:
     result = kw.query(body.query, group_id=body.group_id, mode=QueryMode(body.mode.lower()),
-                      as_of=body.as_of, max_context_tokens=body.max_context_tokens)
+                      as_of=body.as_of, max_context_tokens=body.max_context_tokens,
+                      community_level=body.community_level,
+                      top_k_communities=body.top_k_communities,
+                      max_iterations=body.max_iterations,
+                      convergence_threshold=body.convergence_threshold)
+    drift = result.mode_used is QueryMode.DRIFT
     response = QueryResponse(
         answer=result.answer,
         citations=result.citations if body.include_citations else [],
@@ -96,11 +117,16 @@ def graphrag_query(body: QueryRequest, kw: KW) -> JSONResponse:
         mode_used=result.mode_used.value.upper(),
         reasoning_trace=result.reasoning_trace,
         context=result.context if body.include_context else None,
+        key_points=result.key_points if result.mode_used in (QueryMode.GLOBAL, QueryMode.DRIFT)
+        else None,
+        iterations=result.iterations if drift else None,
+        final_coverage=result.final_coverage if drift else None,
     )
-    # Only ``context`` is optional; a citation's null url/created_at must stay in the body.
+    # Optional keys are left out when unused; a citation's null url/created_at must stay.
     payload = response.model_dump(mode="json")
-    if not body.include_context:
-        payload.pop("context", None)
+    for key in ("context", "key_points", "iterations", "final_coverage"):
+        if getattr(response, key) is None:
+            payload.pop(key, None)
     return JSONResponse(payload)
 
 

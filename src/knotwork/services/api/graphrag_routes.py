@@ -1,0 +1,214 @@
+"""REST routes of the GraphRAG search modes (design doc 003): local, global and DRIFT.
+
+``POST /v1/graphrag/query`` (any mode, AUTO routing) lives in :mod:`.routes`; these expose
+each mode with its own parameters and response shape. Bad input is problem+json: 422 for a
+malformed body, 400 for a blank query or an out-of-range level, 404 for unknown seed entities.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from knotwork.core import Knotwork
+from knotwork.domain.models import (
+    Chunk,
+    Citation,
+    Community,
+    DriftIteration,
+    Entity,
+    Fact,
+    KeyPoint,
+    QueryMode,
+    QueryResult,
+)
+from knotwork.domain.timeutil import ensure_utc
+from knotwork.retrieval.config import LocalSearchConfig
+
+router = APIRouter()
+MAX_CHUNKS = 12
+
+
+def _kw(request: Request) -> Knotwork:
+    kw = request.app.state.knotwork
+    assert isinstance(kw, Knotwork)
+    return kw
+
+
+KW = Annotated[Knotwork, Depends(_kw)]
+Group = Field(default=None, pattern=r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    query: str = Field(min_length=1, max_length=4000)
+    max_context_tokens: int = Field(default=4000, ge=100, le=100_000)
+    as_of: datetime | None = None
+    group_id: str | None = Group
+
+    def question(self) -> str:
+        if not self.query.strip():
+            raise ValueError("the question is empty")
+        return self.query.strip()
+
+
+class LocalRequest(_Request):
+    seed_entity_ids: list[str] = Field(default_factory=list, max_length=100)
+    max_hops: int = Field(default=2, ge=1, le=4)
+
+
+class GlobalRequest(_Request):
+    community_level: int | None = Field(default=None, ge=0, le=100)
+    top_k_communities: int = Field(default=10, ge=1, le=100)
+
+
+class DriftRequest(_Request):
+    max_iterations: int = Field(default=3, ge=0, le=10)
+    convergence_threshold: float = Field(default=0.9, ge=0.0, le=1.0)
+
+
+class ApiEntity(BaseModel):
+    id: str
+    name: str
+    type: str
+    subtype: str | None = None
+    aliases: list[str]
+    summary: str
+    confidence: float
+
+
+class ApiRelationship(BaseModel):
+    id: str
+    source_id: str
+    target_id: str
+    type: str
+    fact: str
+    confidence: float
+    valid_at: datetime | None = None
+    invalid_at: datetime | None = None
+    episodes: list[str]
+
+
+class ApiChunk(BaseModel):
+    id: str
+    document_id: str
+    index: int
+    content: str
+    token_count: int
+
+
+class _Answer(BaseModel):
+    answer: str
+    citations: list[Citation]
+    confidence: float
+    mode_used: str
+    reasoning_trace: list[str]
+
+
+class LocalResponse(_Answer):
+    context: str
+    entities: list[ApiEntity]
+    relationships: list[ApiRelationship]
+    chunks: list[ApiChunk]
+
+
+class GlobalResponse(_Answer):
+    context: str
+    communities: list[dict[str, Any]]  # Community without its member list
+    key_entities: list[ApiEntity]
+    key_points: list[KeyPoint]
+    community_level: int | None
+
+
+class DriftResponse(_Answer):
+    iterations: list[DriftIteration]
+    final_coverage: float
+    key_points: list[KeyPoint]
+
+
+def _entity(e: Entity) -> ApiEntity:
+    return ApiEntity(id=e.id, name=e.name, type=e.type.value, subtype=e.subtype, aliases=e.aliases,
+                     summary=e.summary, confidence=e.confidence)
+
+
+def _relationship(f: Fact) -> ApiRelationship:
+    return ApiRelationship(id=f.id, source_id=f.source_id, target_id=f.target_id, type=f.type.value,
+                           fact=f.fact, confidence=f.confidence, valid_at=f.valid_at,
+                           invalid_at=f.invalid_at, episodes=f.episodes)
+
+
+def _chunk(c: Chunk) -> ApiChunk:
+    return ApiChunk(id=c.id, document_id=c.document_id, index=c.index, content=c.content,
+                    token_count=c.token_count)
+
+
+def _community(c: Community) -> dict[str, Any]:
+    return c.model_dump(mode="json", exclude={"entity_ids"})
+
+
+def _answer(result: QueryResult) -> dict[str, Any]:
+    return {"answer": result.answer, "citations": result.citations,
+            "confidence": result.confidence, "mode_used": result.mode_used.value.upper(),
+            "reasoning_trace": result.reasoning_trace}
+
+
+def _when(value: datetime | None) -> datetime | None:
+    return ensure_utc(value) if value else None
+
+
+@router.post("/v1/graphrag/local", response_model=LocalResponse)
+def graphrag_local(body: LocalRequest, kw: KW) -> JSONResponse:
+    """Entity-centric search: seeds (found, or given), k-hop facts, ranked context."""
+    question = body.question()
+    group = body.group_id or kw.settings.group
+    seeds = list(dict.fromkeys(body.seed_entity_ids))
+    if seeds:
+        known = {e.id for e in kw.runtime.graph.get_entities(group, seeds)}
+        missing = [s for s in seeds if s not in known]
+        if missing:
+            raise HTTPException(404, f"unknown seed entity ids: {', '.join(missing[:5])}")
+    engine = kw.engine(group, local_config=LocalSearchConfig(max_hops=body.max_hops))
+    result = engine.local(question, as_of=_when(body.as_of),
+                          max_context_tokens=body.max_context_tokens,
+                          seed_entity_ids=tuple(seeds))
+    chunk_ids = list(dict.fromkeys([c.chunk_id for c in result.citations]
+                                   + [e for f in result.facts[:MAX_CHUNKS] for e in f.episodes[-1:]]))
+    chunks = kw.runtime.documents.get_chunks(chunk_ids[:MAX_CHUNKS])
+    response = LocalResponse(
+        **_answer(result), context=result.context,
+        entities=[_entity(e) for e in result.entities],
+        relationships=[_relationship(f) for f in result.facts],
+        chunks=[_chunk(c) for c in chunks])
+    return JSONResponse(response.model_dump(mode="json"))
+
+
+@router.post("/v1/graphrag/global", response_model=GlobalResponse)
+def graphrag_global(body: GlobalRequest, kw: KW) -> JSONResponse:
+    """Community-based search: map over the reports at a level, reduce into key points."""
+    result = kw.query(body.question(), group_id=body.group_id, mode=QueryMode.GLOBAL,
+                      as_of=body.as_of, max_context_tokens=body.max_context_tokens,
+                      community_level=body.community_level,
+                      top_k_communities=body.top_k_communities)
+    response = GlobalResponse(
+        **_answer(result), context=result.context,
+        communities=[_community(c) for c in result.communities],
+        key_entities=[_entity(e) for e in result.entities] if result.communities else [],
+        key_points=result.key_points, community_level=result.community_level)
+    return JSONResponse(response.model_dump(mode="json"))
+
+
+@router.post("/v1/graphrag/drift", response_model=DriftResponse)
+def graphrag_drift(body: DriftRequest, kw: KW) -> JSONResponse:
+    """Iterative search: a global primer, then local follow-ups until the question is covered."""
+    result = kw.query(body.question(), group_id=body.group_id, mode=QueryMode.DRIFT,
+                      as_of=body.as_of, max_context_tokens=body.max_context_tokens,
+                      max_iterations=body.max_iterations,
+                      convergence_threshold=body.convergence_threshold)
+    response = DriftResponse(
+        **_answer(result), iterations=result.iterations,
+        final_coverage=result.final_coverage or 0.0, key_points=result.key_points)
+    return JSONResponse(response.model_dump(mode="json"))

@@ -1,0 +1,161 @@
+"""Global search ranking (communities, level, map, reduce) and DRIFT coverage, on fake inputs."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import UTC, datetime
+
+from knotwork.domain.models import Community, Entity, EntityType
+from knotwork.retrieval.config import GlobalSearchConfig
+from knotwork.retrieval.drift import coverage, follow_ups, question_terms, relevant, uncovered_words
+from knotwork.retrieval.global_rank import (
+    Candidate,
+    choose_level,
+    expand_query,
+    map_community,
+    prefilter,
+    reduce_points,
+    score_communities,
+    score_points,
+    top_communities,
+)
+
+NOW = datetime(2025, 3, 20, tzinfo=UTC)
+CFG = GlobalSearchConfig()
+
+
+def _community(cid: str, level: int, name: str, summary: str = "", parent: str | None = None,
+               children: tuple[str, ...] = (), size: int = 3) -> Community:
+    return Community(id=cid, group_id="g", level=level, name=name, summary=summary,
+                     parent_id=parent, child_ids=list(children), entity_count=size,
+                     created_at=NOW, updated_at=NOW)
+
+
+HIERARCHY = [
+    _community("root", 1, "Engineering", "All engineering teams and systems.",
+               children=("billing", "atlas"), size=6),
+    _community("billing", 0, "Billing Service & Platform Team",
+               "The Platform Team maintains the Billing Service. Outage postmortem.", "root"),
+    _community("atlas", 0, "Project Atlas & Atlas Team",
+               "Project Atlas is a telemetry platform built by the Atlas Team.", "root"),
+]
+
+
+def test_communities_rank_by_vector_and_lexical_relevance() -> None:
+    relevance = score_communities("Who maintains the Billing Service?", HIERARCHY,
+                                  {"atlas": 0.3, "billing": 0.3, "root": 0.2}, CFG)
+    assert relevance["billing"] > relevance["atlas"]  # same vector score, BM25 decides
+    # without lexical overlap the vector score decides
+    vector_only = score_communities("xyzzy", HIERARCHY, {"atlas": 0.5, "billing": 0.1}, CFG)
+    assert vector_only["atlas"] > vector_only["billing"] > vector_only["root"] == 0.0
+    ranked = top_communities(HIERARCHY[1:], relevance, top_k=1, min_score=0.0)
+    assert [c.id for c, _ in ranked] == ["billing"]
+    assert top_communities(HIERARCHY, {"atlas": 0.01}, top_k=5, min_score=0.05) == []
+
+
+def test_the_level_whose_partition_fits_best_is_chosen_ties_go_finer() -> None:
+    level, fits = choose_level(HIERARCHY, {"root": 0.9, "billing": 0.2, "atlas": 0.1}, CFG)
+    assert level == 1 and fits[1] > fits[0]
+    level, _ = choose_level(HIERARCHY, {"root": 0.3, "billing": 0.8, "atlas": 0.6}, CFG)
+    assert level == 0
+    level, fits = choose_level(HIERARCHY, {}, CFG)
+    assert level == 0 and fits == {0: 0.0, 1: 0.0}
+
+
+def test_topic_words_bridge_analyst_questions_and_evidence() -> None:
+    expanded = expand_query("What are the main risks?")
+    assert "outage" in expanded and expanded.startswith("What are the main risks?")
+    assert expand_query("Who leads Atlas?") == "Who leads Atlas?"
+
+
+def _candidates() -> list[Candidate]:
+    return [
+        Candidate("On February 11 the Billing Service was unavailable for 47 minutes.", "billing",
+                  ["c1"], prior=0.3),
+        Candidate("The Platform Team maintains the Billing Service and the CI.", "billing",
+                  ["c2"], fact_id="f1", prior=0.2),
+        Candidate("The Billing Service was unavailable for 47 minutes on February 11.", "billing",
+                  ["c3"]),  # a near duplicate of the first
+        Candidate("Severity: SEV-2.", "billing", ["c1"]),  # too short to be a key point
+        Candidate("Billing Service & Platform Team: maintenance, team membership.", "billing",
+                  ["c2"], theme=True),
+    ]
+
+
+def test_prefilter_scores_lexically_drops_short_sentences_and_themes_unless_asked() -> None:
+    kept = prefilter("What are the main risks?", _candidates(), limit=10, cfg=CFG)
+    texts = [c.text for c in kept]
+    assert "Severity: SEV-2." not in texts
+    assert texts[0].startswith("On February 11")  # 'unavailable' is risk evidence
+    assert kept[0].lexical > 0
+    assert texts[-1].startswith("Billing Service & Platform Team:")  # a theme, not asked for
+    asked = [c.text for c in prefilter("What are the themes?", _candidates(), limit=10, cfg=CFG,
+                                       themes=True)]
+    theme = next(t for t in asked if t.startswith("Billing Service & Platform Team:"))
+    assert asked.index(theme) < asked.index(_candidates()[2].text)  # the bonus beats no prior
+    assert len(prefilter("risks", _candidates(), limit=2, cfg=CFG)) == 2
+
+
+def test_map_keeps_a_communitys_best_distinct_points() -> None:
+    candidates = prefilter("When was the Billing Service unavailable?", _candidates(), 10, CFG)
+    semantic = [0.8 if "unavailable" in c.text else 0.2 for c in candidates]
+    score_points(candidates, semantic, community_relevance=0.5, cfg=CFG)
+    mapped = map_community(candidates, CFG)
+    assert len(mapped) <= CFG.points_per_community
+    assert mapped[0].text.startswith(("On February 11", "The Billing Service was unavailable"))
+    assert sum("unavailable" in c.text for c in mapped) == 1  # the near duplicate is dropped
+    assert all(a.score >= b.score for a, b in itertools.pairwise(mapped))
+    assert {"semantic", "lexical", "community", "bonus"} <= set(mapped[0].parts)
+
+
+def test_reduce_merges_communities_by_score_and_abstains_below_the_floor() -> None:
+    def point(text: str, community: str, score: float) -> Candidate:
+        return Candidate(text, community, ["c"], score=score)
+
+    mapped = [point("Billing outage lasted 47 minutes after a pool change.", "billing", 0.7),
+              point("Atlas launch moved to June 10 for the load tests.", "atlas", 0.6),
+              point("Atlas uses Kafka for telemetry ingestion and storage.", "atlas", 0.3),
+              point("Billing outage lasted 47 minutes after the pool change.", "atlas", 0.65)]
+    reduced = reduce_points(mapped, CFG)
+    assert [p.community_id for p in reduced] == ["billing", "atlas"]  # 0.3 < 0.6 x best
+    assert reduce_points(mapped, CFG, max_points=1)[0].score == 0.7
+    assert reduce_points([point("Weakly related filler sentence here.", "x", 0.1)], CFG) == []
+    assert reduce_points([], CFG) == []
+
+
+def _entity(name: str) -> Entity:
+    return Entity(id=name.lower().replace(" ", "-"), group_id="g", name=name,
+                  canonical_name=name.lower(), type=EntityType.PRODUCT, created_at=NOW,
+                  updated_at=NOW)
+
+
+def test_coverage_counts_question_terms_and_topic_evidence() -> None:
+    stems = question_terms("What are the main risks of the Atlas launch?")
+    assert "main" not in " ".join(stems) and len(stems) == 3  # risk, atla(s), launch
+    assert coverage(stems, []) == 0.0
+    assert coverage(stems, ["The Atlas launch moved to June 10."]) == round(2 / 3, 4)
+    # "risk" is covered by risk evidence (an outage), not only by the word itself
+    assert coverage(stems, ["The Atlas launch moved.", "The Billing Service outage."]) == 1.0
+    assert coverage([], ["anything"]) == 1.0
+    assert uncovered_words("What are the main risks of the Atlas launch?",
+                           ["The Atlas launch moved."]) == ["risks"]
+
+
+def test_follow_ups_ask_the_parts_first_then_primer_entities_with_what_is_missing() -> None:
+    question = "What are the risks of the Atlas launch?"
+    ups = follow_ups(question, ["When is the Atlas launch?"],
+                     [_entity("Project Atlas"), _entity("Billing Service")],
+                     ["The Atlas launch moved to June 10."], asked=set(), limit=4)
+    assert [u.query for u in ups] == ["When is the Atlas launch?", "Project Atlas risks",
+                                      "Billing Service risks"]
+    assert ups[0].subject == "" and ups[1].subject == "Project Atlas"
+    asked = {u.query.lower() for u in ups}
+    assert follow_ups(question, ["When is the Atlas launch?"], [_entity("Project Atlas")],
+                      ["The Atlas launch moved to June 10."], asked, limit=4) == []
+
+
+def test_a_follow_up_finding_must_cover_more_than_its_own_subject() -> None:
+    stems = question_terms("What are the risks of the Atlas launch?")
+    found = ["Project Atlas is a telemetry platform.", "The Atlas launch moved to June 10."]
+    assert relevant(found, stems, subject="Project Atlas") == [found[1]]
+    assert relevant(found, stems) == found
