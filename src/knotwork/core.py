@@ -174,8 +174,9 @@ class Knotwork:
     def _build_on_demand(self, group: str) -> None:
         """Build communities for a query when the tenant has none (one build at a time)."""
         with self._build_lock:
-            if self._rt.graph.list_communities(group):
-                return
+            state = self._rt.graph.get_community_state(group)
+            if state is not None and state.community_count > 0:
+                return  # built meanwhile by another query
             if self._rt.graph.counts(group).facts == 0:
                 return
             self.communities(group).build()

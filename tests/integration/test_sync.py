@@ -182,6 +182,8 @@ def test_page_deleted_at_the_source_cascades(kw: Knotwork, confluence: FakeConfl
     rt, group = kw.runtime, kw.settings.group
     [north], [south], [east] = (chunk_ids(kw, p) for p in ("101", "102", "103"))
     assert rt.graph.counts(group).episodes == 3
+    kw.build_communities()
+    assert any("Dan Wu" in c.summary for c in rt.graph.list_communities(group))
 
     del confluence.pages["103"]  # purged
     confluence.pages["102"]["status"] = "trashed"
@@ -204,6 +206,10 @@ def test_page_deleted_at_the_source_cascades(kw: Knotwork, confluence: FakeConfl
     assert sorted(d["source"] for d in audit(kw, "document.deleted")) == [
         "confluence:102", "confluence:103"]
     assert_vectors_match_graph(kw)
+    live = {e.id for e in rt.graph.list_entities(group)}
+    for community in rt.graph.list_communities(group):  # re-detected or re-summarised
+        assert community.entity_ids and set(community.entity_ids) <= live
+        assert "Dan Wu" not in community.summary and not community.summary_stale
     rt.graph.ensure_schema(group)
     assert rt.graph.unevidenced_facts(group) == [] and rt.graph.orphan_entity_ids(group) == []
 

@@ -25,8 +25,9 @@ Response = tuple[int, dict[str, str], Any]
 @dataclass
 class Request:
     path: str
-    query: dict[str, str]
+    query: dict[str, str]  # a repeated parameter's values joined by ","
     headers: dict[str, str]
+    multi: dict[str, list[str]] = field(default_factory=dict)  # every value of each parameter
 
 
 @dataclass
@@ -38,9 +39,10 @@ class FakeApi:
     base_url: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def serve(self, path: str, query: dict[str, str], headers: dict[str, str]) -> Response:
+    def serve(self, path: str, multi: dict[str, list[str]], headers: dict[str, str]) -> Response:
+        query = {k: ",".join(v) for k, v in multi.items()}
         with self.lock:
-            self.requests.append(Request(path, query, headers))
+            self.requests.append(Request(path, query, headers, multi))
             for i, (prefix, status, extra) in enumerate(self.failures):
                 if path.startswith(prefix):
                     del self.failures[i]
@@ -225,11 +227,11 @@ class FakeSlack(FakeApi):
 class _Handler(BaseHTTPRequestHandler):
     api: FakeApi
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+    def do_GET(self) -> None:  # http.server's naming
         parts = urlsplit(self.path)
-        query = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
+        multi = parse_qs(parts.query, keep_blank_values=True)
         headers = {k.lower(): v for k, v in self.headers.items()}
-        status, extra, body = self.api.serve(parts.path, query, headers)
+        status, extra, body = self.api.serve(parts.path, multi, headers)
         payload = json.dumps(body).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -239,7 +241,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(payload)
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence
+    def log_message(self, format: str, *args: Any) -> None:  # silence
         pass
 
 

@@ -50,9 +50,9 @@ def slack() -> Iterator[FakeSlack]:
         yield api
 
 
-def _conf_client(api: FakeConfluence, sleeps: Sleeps | None = None, **kw: object) -> ConfluenceClient:
-    return ConfluenceClient(api.base_url + "/wiki/", api.token, email=api.email,
-                            policy=kw.pop("policy", FAST), sleep=Sleeps() if sleeps is None else sleeps)  # type: ignore[arg-type]
+def _conf_client(api: FakeConfluence, sleeps: Sleeps | None = None) -> ConfluenceClient:
+    return ConfluenceClient(api.base_url + "/wiki/", api.token, email=api.email, policy=FAST,
+                            sleep=Sleeps() if sleeps is None else sleeps)
 
 
 # --------------------------------------------------------------------------- retry policy
@@ -104,7 +104,9 @@ def test_confluence_bodies_in_batches_with_names(confluence: FakeConfluence) -> 
     assert documents["2"].metadata["version"] == "2"
     assert documents["1"].url == confluence.base_url + "/wiki/spaces/ENG/pages/1/Page+1"
     [fetch] = confluence.calls("/wiki/api/v2/pages")
-    assert fetch.query["body-format"] == "storage" and fetch.query["id"] == "1,2,3,4,5"
+    assert fetch.query["body-format"] == "storage" and fetch.multi["id"] == ["1,2,3,4,5"]
+    [users] = confluence.calls("/wiki/rest/api/user/bulk")
+    assert users.multi["accountId"] == ["acc-1", "acc-2"]  # one parameter per account
     assert json.loads(plan.cursor)["space_id"] == confluence.space_id
 
 
@@ -151,10 +153,10 @@ def test_confluence_gives_up_after_max_retries(confluence: FakeConfluence) -> No
 
 
 def test_confluence_bad_credentials_and_unknown_space(confluence: FakeConfluence) -> None:
-    with ConfluenceClient(confluence.base_url, "wrong-token", email=confluence.email,
-                          policy=FAST, sleep=Sleeps()) as client:
-        with pytest.raises(ConnectorError) as err:
-            client.space("ENG")
+    client = ConfluenceClient(confluence.base_url, "wrong-token", email=confluence.email,
+                              policy=FAST, sleep=Sleeps())
+    with client, pytest.raises(ConnectorError) as err:
+        client.space("ENG")
     message = str(err.value)
     assert "HTTP 401" in message and "wrong-token" not in message
     with _conf_client(confluence) as client, pytest.raises(ConnectorError, match="no space"):

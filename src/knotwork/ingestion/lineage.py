@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from knotwork.communities.incremental import stale_communities
+from knotwork.communities.incremental import needs_rebuild, stale_communities
 from knotwork.domain.ids import stable_id
 from knotwork.domain.models import AuditEvent, Document, Entity, Fact
 from knotwork.domain.ports import Collection
@@ -151,17 +151,21 @@ class Lineage:
         return stale_communities(ids, leaf_of, parent)
 
     def _refresh(self, stale: Sequence[str], facts: int, entities: int) -> None:
-        graph, group = self._rt.graph, self._group
-        if not stale:
+        """As after an ingestion batch: re-detect past the threshold, else re-summarise."""
+        graph, group, settings = self._rt.graph, self._group, self._rt.settings
+        state = graph.get_community_state(group)
+        if not stale or state is None:
             return
         graph.mark_stale(group, stale)
-        state = graph.get_community_state(group)
-        if state is not None:
-            graph.save_community_state(state.model_copy(update={
-                "changed_facts": state.changed_facts + facts,
-                "changed_entities": state.changed_entities + entities,
-                "updated_at": utcnow()}))
-        if self._rt.settings.community_inline_summaries:
+        state = state.model_copy(update={
+            "changed_facts": state.changed_facts + facts,
+            "changed_entities": state.changed_entities + entities, "updated_at": utcnow()})
+        graph.save_community_state(state)
+        changed = state.changed_facts + state.changed_entities
+        if needs_rebuild(changed, state.entity_count + state.fact_count,
+                         settings.community_rebuild_threshold):
+            self._communities.build()  # drops communities the retirement emptied
+        elif settings.community_inline_summaries:
             self._communities.refresh(stale)
 
     def _prune_summaries(self, entity_ids: set[str], facts: Sequence[Fact]) -> None:

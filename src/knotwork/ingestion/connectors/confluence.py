@@ -129,8 +129,8 @@ class ConfluenceClient:
         for start in range(0, len(wanted), USER_BATCH):
             batch = wanted[start : start + USER_BATCH]
             try:
-                data = self._http.get("/wiki/rest/api/user/bulk",
-                                      {"accountId": ",".join(batch), "limit": USER_BATCH})
+                data = self._http.get("/wiki/rest/api/user/bulk",  # accountId=a&accountId=b
+                                      {"accountId": batch, "limit": USER_BATCH})
             except ConnectorError as exc:
                 log.warning("confluence.user_lookup_failed", error=str(exc))
                 return names
