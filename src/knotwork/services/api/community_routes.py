@@ -4,21 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
-from knotwork.core import Knotwork
+from knotwork.services.api.deps import KW
 
 router = APIRouter()
 
 
-def _kw(request: Request) -> Knotwork:
-    kw = request.app.state.knotwork
-    assert isinstance(kw, Knotwork)
-    return kw
-
-
-KW = Annotated[Knotwork, Depends(_kw)]
 GroupQuery = Annotated[str | None, Query(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
 
 

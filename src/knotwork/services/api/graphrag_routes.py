@@ -8,13 +8,12 @@ malformed body, 400 for a blank query or an out-of-range level, 404 for unknown 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from knotwork.core import Knotwork
 from knotwork.domain.models import (
     Chunk,
     Citation,
@@ -28,19 +27,12 @@ from knotwork.domain.models import (
 )
 from knotwork.domain.timeutil import ensure_utc
 from knotwork.retrieval.config import LocalSearchConfig
+from knotwork.services.api.deps import KW, Group
 
 router = APIRouter()
 MAX_CHUNKS = 12
 
 
-def _kw(request: Request) -> Knotwork:
-    kw = request.app.state.knotwork
-    assert isinstance(kw, Knotwork)
-    return kw
-
-
-KW = Annotated[Knotwork, Depends(_kw)]
-Group = Field(default=None, pattern=r"^[A-Za-z0-9_-]{1,64}$")
 
 
 class _Request(BaseModel):

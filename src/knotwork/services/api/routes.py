@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Literal
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from knotwork.core import Knotwork
 from knotwork.domain.models import (
     Citation,
     DriftIteration,
@@ -19,18 +18,11 @@ from knotwork.domain.models import (
     QueryMode,
 )
 from knotwork.resolution.lookup import ResolveResult
+from knotwork.services.api.deps import KW, Group
 
 router = APIRouter()
 
 
-def _kw(request: Request) -> Knotwork:
-    kw = request.app.state.knotwork
-    assert isinstance(kw, Knotwork)
-    return kw
-
-
-KW = Annotated[Knotwork, Depends(_kw)]
-Group = Field(default=None, pattern=r"^[A-Za-z0-9_-]{1,64}$")
 
 
 class QueryRequest(BaseModel):
