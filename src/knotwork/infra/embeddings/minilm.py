@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
+import numpy as np
 import structlog
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,9 +40,13 @@ def _shared_model() -> SentenceTransformer:
 class MiniLMEmbedder:
     """Batched, unit-normalised embeddings. The model loads on first use."""
 
-    def __init__(self, batch_size: int = 64) -> None:
+    def __init__(self, batch_size: int = 64, cache_size: int = 20_000) -> None:
         self._batch_size = batch_size
         self._model: SentenceTransformer | None = None
+        # the same candidate sentences come back query after query: keep their vectors
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()  # float32 rows: 1.5 KB each
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
 
     @property
     def dimension(self) -> int:
@@ -53,12 +60,28 @@ class MiniLMEmbedder:
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
+        with self._lock:
+            found = {t: self._cache[t] for t in texts if t in self._cache}
+            for t in found:
+                self._cache.move_to_end(t)
+        missing = list(dict.fromkeys(t for t in texts if t not in found))
+        if missing:
+            computed = dict(zip(missing, self._encode(missing), strict=True))
+            with self._lock:
+                for text, vector in computed.items():
+                    self._cache[text] = vector
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+            found.update(computed)
+        return [found[t].tolist() for t in texts]
+
+    def _encode(self, texts: list[str]) -> list[np.ndarray]:
         model = self._load()
         vectors = model.encode(
-            list(texts),
+            texts,
             batch_size=self._batch_size,
             normalize_embeddings=True,
             show_progress_bar=False,
             convert_to_numpy=True,
         )
-        return [row.tolist() for row in vectors]
+        return list(vectors.astype(np.float32))
