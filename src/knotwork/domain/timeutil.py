@@ -36,3 +36,10 @@ def parse_user_time(value: str) -> datetime:
         return ensure_utc(_dateparser.isoparse(value))
     except (ValueError, OverflowError) as exc:
         raise ValueError(f"not an ISO-8601 date/time: {value!r}") from exc
+
+
+def holds_at(valid_at: datetime | None, invalid_at: datetime | None, as_of: datetime | None) -> bool:
+    """Whether a fact holds: at ``as_of`` (valid_at <= t < invalid_at), or now if not invalidated."""
+    if as_of is None:
+        return invalid_at is None
+    return (valid_at is None or valid_at <= as_of) and (invalid_at is None or as_of < invalid_at)

@@ -177,8 +177,7 @@ class IngestionPipeline:
         self._lineage.withdraw(replaced)  # the old versions' evidence, before re-extraction
         known = self._known_names()
         episodes = [e for p in batch for e in p.episodes]
-        titled = [f"{e.content}" for e in episodes]
-        extractions = rt.extractor.extract(titled, known, context)
+        extractions = rt.extractor.extract([e.content for e in episodes], known, context)
         now = utcnow()
         builder = BatchBuilder(
             self._group, now,

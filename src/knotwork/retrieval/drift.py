@@ -23,7 +23,7 @@ from knotwork.retrieval.global_rank import TOPIC_WORDS
 from knotwork.retrieval.global_search import GlobalOutcome, GlobalSearch
 from knotwork.retrieval.lexical import STOPWORDS, stem, terms
 from knotwork.retrieval.local import NO_ANSWER
-from knotwork.retrieval.sentences import split_sentences
+from knotwork.retrieval.sentences import as_sentence, split_sentences
 
 # question words that say how to answer, not what about: never counted for coverage
 GENERIC = frozenset(stem(w) for w in (
@@ -213,7 +213,7 @@ class DriftSearch:
         trace.append(f"answer: {len(lines)} findings ({len(used_points)} from the primer), "
                      f"{len(citations)} citations")
         return QueryResult(
-            answer="\n".join(f"- {_sentence(line)}" for line in lines),
+            answer="\n".join(f"- {as_sentence(line)}" for line in lines),
             citations=citations[: cfg.citations], confidence=confidence, mode_used=QueryMode.DRIFT,
             context=_clip(context, max_context_tokens), reasoning_trace=trace,
             entities=list(entities.values()),
@@ -233,9 +233,6 @@ def _rank_entities(entities: Sequence[Entity], primer: GlobalOutcome) -> list[En
     return sorted(entities, key=first_point)
 
 
-def _sentence(text: str) -> str:
-    text = text.strip()
-    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 def _clip(text: str, budget: int) -> str:

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -21,6 +20,7 @@ from datetime import datetime
 from knotwork.communities.report import partition
 from knotwork.domain.models import Community, Entity, Fact, KeyPoint, QueryMode, QueryResult
 from knotwork.domain.ports import Collection, DocumentStore
+from knotwork.domain.timeutil import holds_at
 from knotwork.ingestion.chunking import count_tokens
 from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.config import GlobalSearchConfig
@@ -35,10 +35,9 @@ from knotwork.retrieval.global_rank import (
     top_communities,
 )
 from knotwork.retrieval.router import asks_for_themes
-from knotwork.retrieval.sentences import split_sentences
+from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
 from knotwork.runtime import Runtime
 
-_MARKUP = re.compile(r"^(?:[-*#>•]+\s*)+")
 NO_GLOBAL_ANSWER = "I could not find support for this in the community reports."
 CHUNK_PRIOR_LIMIT = 50  # chunks scored by the vector search (a cheap prior for sentences)
 
@@ -155,7 +154,7 @@ class GlobalSearch:
         items: list[Candidate] = []
         for fact_id in community.key_facts:
             fact = facts.get(fact_id)
-            if fact is not None and _current(fact.valid_at, fact.invalid_at, as_of):
+            if fact is not None and holds_at(fact.valid_at, fact.invalid_at, as_of):
                 _add(items, seen, Candidate(
                     fact.fact, community.id, list(fact.episodes), fact_id=fact.id,
                     prior=max((prior.get(e, 0.0) for e in fact.episodes), default=0.0)))
@@ -168,7 +167,7 @@ class GlobalSearch:
                 continue
             kept = 0
             for raw in split_sentences(episode.content):
-                text = _MARKUP.sub("", raw).strip()
+                text = strip_markup(raw)
                 if raw.startswith("#") or len(text) < 12 or kept >= cfg.sentences_per_chunk:
                     continue
                 kept += 1
@@ -212,7 +211,7 @@ class GlobalSearch:
         used = {p.community_id for p in points}
         header = (f"Key points from {len(used)} of {len(outcome.communities)} communities "
                   f"(level {outcome.level}):")
-        answer = "\n".join([header, *(f"- {_sentence(p.text)}" for p in points)])
+        answer = "\n".join([header, *(f"- {as_sentence(p.text)}" for p in points)])
         top = points[: min(3, len(points))]
         confidence = round(max(0.0, min(1.0, sum(p.score for p in top) / len(top))), 3)
         trace.append(f"answer: {len(points)} key points, {len(citations)} citations")
@@ -231,15 +230,8 @@ def _add(items: list[Candidate], seen: set[str], item: Candidate) -> None:
         items.append(item)
 
 
-def _current(valid_at: datetime | None, invalid_at: datetime | None, as_of: datetime | None) -> bool:
-    if as_of is None:
-        return invalid_at is None
-    return (valid_at is None or valid_at <= as_of) and (invalid_at is None or as_of < invalid_at)
 
 
-def _sentence(text: str) -> str:
-    text = text.strip()
-    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 def _context(outcome: GlobalOutcome, budget: int) -> str:

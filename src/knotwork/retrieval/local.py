@@ -13,18 +13,17 @@ from datetime import datetime
 
 from knotwork.domain.models import Entity, Fact, QueryMode, QueryResult
 from knotwork.domain.ports import Collection
-from knotwork.domain.timeutil import to_iso
+from knotwork.domain.timeutil import holds_at, to_iso
 from knotwork.ingestion.chunking import count_tokens
 from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.config import LocalSearchConfig
 from knotwork.retrieval.lexical import STOPWORDS, bm25_scores, terms
 from knotwork.retrieval.question import analyze
-from knotwork.retrieval.sentences import split_sentences
+from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
 from knotwork.runtime import Runtime
 
 _SPEAKER = re.compile(r"^([A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,3})\s*(?:\([^)]{1,30}\))?:\s+(?=\S)")
-_MARKUP = re.compile(r"^(?:[-*#>•]+\s*)+")
 NO_ANSWER = "I could not find support for this in the knowledge graph."
 
 
@@ -102,7 +101,7 @@ class LocalSearch:
                                        limit=cfg.fact_vector_limit)
         extra = [h.id for h in hits if h.id not in units]
         for fact in self._rt.graph.get_facts(self._group, extra):
-            if _valid(fact, as_of):
+            if holds_at(fact.valid_at, fact.invalid_at, as_of):
                 units[fact.id] = Unit(fact.fact, list(fact.episodes), fact, time=fact.valid_at)
         return list(units.values())
 
@@ -125,7 +124,7 @@ class LocalSearch:
                 continue
             heading = ""
             for raw in split_sentences(ep.content):
-                shown = _MARKUP.sub("", raw).strip()
+                shown = strip_markup(raw)
                 speaker = _SPEAKER.match(shown)
                 text = shown[speaker.end():].strip() if speaker else shown
                 if raw.startswith("#"):
@@ -200,7 +199,7 @@ class LocalSearch:
                 break
             if all(_overlap(u.text, c.text) < 0.5 for c in chosen):
                 chosen.append(u)
-        answer = " ".join(_sentence(u.display or u.text) for u in chosen)
+        answer = " ".join(as_sentence(u.display or u.text) for u in chosen)
         citations = resolver.resolve([(u.display or u.text, u.chunk_ids) for u in chosen],
                                      limit=cfg.citations)
         context = self._context(seeds, ranked, resolver, max_context_tokens)
@@ -305,11 +304,6 @@ def _overlap(a: str, b: str) -> float:
     return len(ta & tb) / (len(ta | tb) or 1)
 
 
-def _valid(fact: Fact, as_of: datetime | None) -> bool:
-    if as_of is None:
-        return fact.invalid_at is None
-    started = fact.valid_at is None or fact.valid_at <= as_of
-    return started and (fact.invalid_at is None or as_of < fact.invalid_at)
 
 
 def _dedupe(units: list[Unit]) -> list[Unit]:
@@ -323,7 +317,3 @@ def _dedupe(units: list[Unit]) -> list[Unit]:
             seen[key].bonus = max(seen[key].bonus, u.bonus)
     return list(seen.values())
 
-
-def _sentence(text: str) -> str:
-    text = text.strip()
-    return text if text.endswith((".", "!", "?")) else text + "."

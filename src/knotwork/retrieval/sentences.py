@@ -32,3 +32,17 @@ def split_sentences(text: str) -> list[str]:
                 merged.append(piece)
         out.extend(merged)
     return out
+
+
+_MARKUP = re.compile(r"^(?:[-*#>•]+\s*)+")
+
+
+def strip_markup(text: str) -> str:
+    """A line without its list bullet, heading or quote marks."""
+    return _MARKUP.sub("", text).strip()
+
+
+def as_sentence(text: str) -> str:
+    """The text with sentence-final punctuation, for joining into an answer."""
+    text = text.strip()
+    return text if text.endswith((".", "!", "?")) else text + "."
