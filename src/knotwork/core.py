@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 from pydantic import BaseModel, ConfigDict
 
@@ -84,7 +86,7 @@ class Knotwork:
     def runtime(self) -> Runtime:
         return self._rt
 
-    def __enter__(self) -> Knotwork:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
@@ -96,6 +98,14 @@ class Knotwork:
 
     def _group(self, group_id: str | None) -> str:
         return group_id or self.settings.group
+
+    def for_tenant(self, group_id: str) -> Knotwork:
+        """A view whose default tenant is ``group_id``, sharing this instance's stores."""
+        if group_id == self.settings.group:
+            return self
+        view = copy.copy(self)
+        view.settings = self.settings.model_copy(update={"group": group_id})
+        return view
 
     def _pipeline(self, group_id: str | None) -> IngestionPipeline:
         """One pipeline per tenant, so its cache of known names stays warm."""

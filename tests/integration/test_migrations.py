@@ -19,7 +19,7 @@ from knotwork.infra.sql.store import SqlDocumentStore, alembic_config, configure
 from tests.support.postgres import create_pg_database, drop_pg_database
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-HEAD = "0001_initial"
+HEAD = "0003_security"
 
 
 @pytest.fixture(

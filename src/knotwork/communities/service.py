@@ -32,6 +32,7 @@ from knotwork.communities.incremental import (
     stale_communities,
     with_ancestors,
 )
+from knotwork.communities.llm_summaries import create_summarizer
 from knotwork.communities.projection import (
     entity_view,
     fact_view,
@@ -39,7 +40,7 @@ from knotwork.communities.projection import (
     is_current,
     project,
 )
-from knotwork.communities.summaries import CommunitySummarizer, ExtractiveSummarizer
+from knotwork.communities.summaries import CommunitySummarizer
 from knotwork.domain.events import (
     COMMUNITY_TOPIC,
     CommunitiesRebuilt,
@@ -146,7 +147,10 @@ class CommunityService:
         self._rt = runtime
         self._group = group_id
         settings = runtime.settings
-        self._summarizer = summarizer or ExtractiveSummarizer(settings.community_key_facts)
+        if summarizer is None:  # LLM map-reduce reports when an LLM is configured
+            summarizer = create_summarizer(runtime.llm, input_tokens=settings.llm_input_tokens,
+                                           key_facts=settings.community_key_facts)
+        self._summarizer = summarizer
         self._params = BuildParams(resolution=settings.community_resolution,
                                    max_size=settings.community_max_size,
                                    seed=settings.community_seed,

@@ -66,6 +66,14 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class PropertyValue(_Model):
+    """One value of an entity property with its provenance (issue 5: merged with provenance)."""
+
+    value: str
+    source: str = ""  # the episode (chunk) or entity the value came from
+    confidence: float = 1.0
+
+
 class Entity(_Model):
     id: str
     group_id: str
@@ -81,6 +89,11 @@ class Entity(_Model):
     evidence_count: int = 1
     created_at: datetime
     updated_at: datetime
+    # resolution tracking (design doc 003): merged entities live on in merged_from / lineage
+    properties: dict[str, list[PropertyValue]] = Field(default_factory=dict)
+    merged_from: list[str] = Field(default_factory=list)
+    canonical_entity_id: str | None = None  # None or own id: canonical
+    resolution_confidence: float | None = None
 
 
 class Fact(_Model):

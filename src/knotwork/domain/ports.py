@@ -6,13 +6,14 @@ All methods are synchronous; async callers run them in a worker thread.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from enum import StrEnum
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from knotwork.domain.auth import ApiKey, IssuedKey, Scope
 from knotwork.domain.events import CommunitiesRebuilt, CommunityUpdated, Delivery
 from knotwork.domain.models import (
     AuditEvent,
@@ -29,6 +30,10 @@ from knotwork.domain.models import (
     GraphCounts,
     ProcessingStatus,
 )
+from knotwork.domain.tasks import DeadLetter, Job, QueueStats, Task
+
+if TYPE_CHECKING:
+    from knotwork.domain.backup import TableDump
 
 # --------------------------------------------------------------------------- graph
 
@@ -117,6 +122,16 @@ class GraphStore(Protocol):
 
     def delete_entities(self, group_id: str, ids: Sequence[str]) -> int:
         """Delete entities (and any edge of theirs) by id; returns how many existed."""
+        ...
+
+    # -- resolution: entity merge / unmerge (issue 5)
+
+    def entity_episode_ids(self, group_id: str, entity_id: str) -> list[str]:
+        """Ids of the episodes with a MENTIONS edge to the entity, sorted."""
+        ...
+
+    def delete_mentions(self, group_id: str, pairs: Sequence[tuple[str, str]]) -> int:
+        """Remove (episode)-[:MENTIONS]->(entity) per (episode_id, entity_id); returns how many."""
         ...
 
     # -- communities: Community nodes, (c)-[:HAS_MEMBER]->(entity), (parent)-[:PARENT_OF]->(c)
@@ -218,6 +233,12 @@ class VectorStore(Protocol):
 
     def count(self, collection: Collection, group_id: str) -> int: ...
 
+    def scan(self, collection: Collection, group_id: str, batch: int = 256, *,
+             with_vectors: bool = True) -> Iterator[VectorPoint]:
+        """Every point of one tenant with its payload (and vector unless ``with_vectors`` is
+        False: then ``vector`` is empty), in pages (export, reconciliation)."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -278,9 +299,42 @@ class DocumentStore(Protocol):
 
     def counts(self, group_id: str) -> DocumentCounts: ...
 
+    def dump(self, group_id: str) -> Iterator[TableDump]:
+        """Every row of the tenant in every table, parents first (export)."""
+        ...
+
+    def api_keys(self) -> ApiKeyStore:
+        """The API keys kept in the same database."""
+        ...
+
+    def restore(self, dumps: Iterable[TableDump]) -> dict[str, int]:
+        """Insert dumped rows in one transaction; rows written per table (import)."""
+        ...
+
     def delete_group(self, group_id: str) -> None: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class ApiKeyStore(Protocol):
+    """API keys: secrets are shown once at creation, only their digests are kept."""
+
+    def create(self, name: str, scopes: Sequence[Scope], *, tenant: str | None = None,
+               principals: Sequence[str] = (),
+               rate_limit_per_minute: int | None = None) -> IssuedKey: ...
+
+    def authenticate(self, secret: str) -> ApiKey | None:
+        """The live key of this secret; None when unknown, malformed or revoked."""
+        ...
+
+    def list(self) -> list[ApiKey]: ...
+
+    def revoke(self, key_id_or_prefix: str) -> bool: ...
+
+    def any_issued(self) -> bool:
+        """True once any key was created, even if revoked since."""
+        ...
 
 
 # --------------------------------------------------------------------------- models
@@ -337,5 +391,192 @@ class EventQueue(Protocol):
         ...
 
     def delete_topic(self, topic: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+# --------------------------------------------------------------------------- LLM (optional)
+
+
+class ChatRole(StrEnum):
+    SYSTEM = "system"
+    USER = "user"
+    ASSISTANT = "assistant"
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    role: ChatRole
+    content: str
+
+
+class LLMUsage(BaseModel):
+    """Tokens of one call (as the endpoint reports them; estimated when it does not)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+OutputT = TypeVar("OutputT", bound=BaseModel)
+
+
+class LLMResult(BaseModel, Generic[OutputT]):
+    """One structured completion. ``value`` is None when the output stayed invalid after
+    repair (the client logged ``llm.output_dropped``); transport failures raise LLMError."""
+
+    value: OutputT | None
+    usage: LLMUsage = Field(default_factory=LLMUsage)
+    attempts: int = 1  # HTTP requests made: 1 + retries
+    repaired: bool = False  # the JSON needed fixing (fences, trailing text, brackets...)
+    error: str | None = None
+
+
+class LLMStats(BaseModel):
+    """Running totals of one client (what the benchmark prints)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    calls: int = 0  # complete() invocations
+    requests: int = 0  # HTTP requests, retries included
+    retries: int = 0
+    failures: int = 0  # calls that raised LLMError
+    repaired: int = 0
+    dropped: int = 0  # calls whose output was invalid even after repair
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class LLMError(RuntimeError):
+    """The endpoint failed after the bounded retries (timeout, connection, HTTP status)."""
+
+
+@runtime_checkable
+class LLMClient(Protocol):
+    """Chat completion constrained to a JSON schema, parsed into a pydantic model.
+
+    Retries timeouts, connection errors, 429 and 5xx with backoff (at most
+    ``llm_max_retries``); repairs invalid JSON (fences, trailing text, missing brackets) or
+    drops it with a structured log line. Synchronous, like every port.
+    """
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def stats(self) -> LLMStats: ...
+
+    def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        output: type[OutputT],
+        *,
+        name: str = "",
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> LLMResult[OutputT]:
+        """``name`` (the prompt's name and version) goes in logs and the schema name."""
+        ...
+
+    def close(self) -> None: ...
+
+
+# --------------------------------------------------------------------------- job queue
+
+
+@runtime_checkable
+class JobQueue(Protocol):
+    """Tasks for workers (Redis Streams): one stream per priority, one consumer group.
+
+    At-least-once: a job stays pending until finished; a worker that dies holding it loses it
+    to another after ``claim_idle_ms``. Finishing: ``ack`` (done), ``retry`` (back after a
+    delay, ``retry_count`` + 1) or ``dead_letter`` (kept on the dead-letter stream).
+    """
+
+    def enqueue(self, task: Task) -> str:
+        """Append the task to its priority's stream; returns the message id."""
+        ...
+
+    def fetch(self, consumer: str, *, count: int = 1, block_ms: int | None = None,
+              claim_idle_ms: int | None = None) -> list[Job]:
+        """Jobs for ``consumer``, highest priority first (abandoned ones claimed first)."""
+        ...
+
+    def ack(self, job: Job) -> bool: ...
+
+    def retry(self, job: Job, error: str, delay_s: float) -> None: ...
+
+    def dead_letter(self, job: Job, error: str) -> None: ...
+
+    def dead_letters(self, limit: int = 100) -> list[DeadLetter]: ...
+
+    def requeue_dead(self, message_ids: Sequence[str] | None = None) -> int:
+        """Put dead letters back on their streams (all when ``None``); returns how many."""
+        ...
+
+    def stats(self) -> QueueStats: ...
+
+    def purge(self) -> None:
+        """Delete every stream, the retry set and the dead letters."""
+        ...
+
+    def close(self) -> None: ...
+
+
+# --------------------------------------------------------------------------- cache (optional)
+
+
+class CacheLayer(StrEnum):
+    """Design doc 003, "Cache Strategy": one TTL per layer (settings ``cache_ttl_*``)."""
+
+    ENTITY = "entity"  # entity by id, 1 h
+    SEARCH = "search"  # entity / hybrid search results, 15 min
+    SUBGRAPH = "subgraph"  # subgraph by entity set, 5 min
+    COMMUNITY = "community"  # community summaries, 24 h
+    QUERY = "query"  # GraphRAG query results, 5 min
+
+
+class CacheStats(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    hits: dict[str, int] = Field(default_factory=dict)  # per layer, this process
+    misses: dict[str, int] = Field(default_factory=dict)
+
+    def hit_rate(self, layer: str | None = None) -> float:
+        layers = [layer] if layer else sorted(set(self.hits) | set(self.misses))
+        hits = sum(self.hits.get(x, 0) for x in layers)
+        total = hits + sum(self.misses.get(x, 0) for x in layers)
+        return hits / total if total else 0.0
+
+
+@runtime_checkable
+class QueryCache(Protocol):
+    """Serialized values (JSON text) per tenant and layer, with the layer's TTL.
+
+    ``entity_ids``: the entities a value was computed from; updating one of them invalidates
+    it (doc 003 triggers: entity update → its entity key, searches, subgraphs and query
+    results containing it; community detection complete → every community and query value).
+    """
+
+    def get(self, layer: CacheLayer, group_id: str, key: str) -> str | None: ...
+
+    def set(self, layer: CacheLayer, group_id: str, key: str, value: str, *,
+            entity_ids: Sequence[str] = ()) -> None: ...
+
+    def invalidate_entities(self, group_id: str, entity_ids: Sequence[str]) -> int:
+        """Drop the entities' own keys and every value computed from them; returns keys dropped."""
+        ...
+
+    def invalidate_layer(self, group_id: str, layer: CacheLayer) -> int: ...
+
+    def clear_group(self, group_id: str) -> int: ...
+
+    def stats(self) -> CacheStats: ...
 
     def close(self) -> None: ...

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from knotwork.domain.ids import stable_id
-from knotwork.domain.models import Entity
+from knotwork.domain.models import Entity, Fact
 from knotwork.domain.ports import VectorPoint
+from knotwork.domain.timeutil import to_iso
 from knotwork.ingestion.chunking import chunk_text
 
 
@@ -32,3 +33,24 @@ def entity_point(entity: Entity, vector: list[float]) -> VectorPoint:
     return VectorPoint(id=entity.id, vector=vector, group_id=entity.group_id,
                        payload={"name": entity.name, "entity_type": entity.type.value,
                                 "confidence": entity.confidence})
+
+
+def fact_point(fact: Fact, vector: list[float]) -> VectorPoint:
+    """A fact's vector (its sentence, ``fact.fact``) with the payload search filters on."""
+    return VectorPoint(id=fact.id, vector=vector, group_id=fact.group_id,
+                       payload={"type": fact.type.value, "source_id": fact.source_id,
+                                "target_id": fact.target_id, "valid": fact.invalid_at is None,
+                                "valid_at": to_iso(fact.valid_at),
+                                "invalid_at": to_iso(fact.invalid_at)})
+
+
+def passage_text(title: str, text: str) -> str:
+    """What a chunk passage's vector encodes: the document title, then the passage."""
+    return f"{title}\n{text}"
+
+
+def passage_point(chunk_id: str, document_id: str, source_description: str, index: int,
+                  group_id: str, vector: list[float]) -> VectorPoint:
+    return VectorPoint(id=passage_id(chunk_id, index), vector=vector, group_id=group_id,
+                       payload={"chunk_id": chunk_id, "document_id": document_id,
+                                "source_system": source_description.split(":", 1)[0]})

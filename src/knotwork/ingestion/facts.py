@@ -1,4 +1,10 @@
-"""Fact bookkeeping (pure): dedup against existing facts, contradiction of functional facts."""
+"""Fact bookkeeping (pure): dedup against existing facts, contradiction of functional facts.
+
+Without an LLM, a newer fact ends an older one when the relation is functional (a person
+works at one company, has one manager; a company has one headquarters), or when its sentence
+states a change ("took over", "is now led by", "moved to", "replaced") and the relation has
+one holder per target (leads, manages, owns, maintains) or one per source (member of, located in).
+"""
 
 from __future__ import annotations
 
@@ -14,6 +20,26 @@ from knotwork.domain.models import Fact, RelationType
 FUNCTIONAL_BY_SOURCE = frozenset({RelationType.WORKS_AT, RelationType.REPORTS_TO,
                                   RelationType.HEADQUARTERED_IN})
 FUNCTIONAL_BY_TARGET: frozenset[RelationType] = frozenset()
+
+# With explicit change language in the newer fact's sentence ("took over", "is now led by",
+# "moved to", "replaced"), these become functional too: the new holder ends the old one.
+CHANGE_BY_TARGET = frozenset({RelationType.LEADS, RelationType.MANAGES, RelationType.OWNS,
+                              RelationType.MAINTAINS})
+CHANGE_BY_SOURCE = frozenset({RelationType.MEMBER_OF, RelationType.LOCATED_IN})
+CHANGE_LANGUAGE = re.compile(
+    r"\b(?:took|takes|taking|take)\s+over\b|\b(?:is|are)\s+now\b|\bnow\s+(?:led|run|headed|"
+    r"managed|owned|maintained|leads|runs|heads|manages|owns|maintains|reports|works|based|"
+    r"lives|sits|part)\b|\breplac(?:e|es|ed|ing)\b|\bsucceed(?:s|ed|ing)?\b|"
+    r"\bhand(?:s|ed|ing)?\s+(?:it\s+|\w+\s+)?over\b|\bmov(?:e|es|ed|ing)\s+(?:\w+\s+){0,3}to\b|"
+    r"\btransferr(?:ed|ing)\s+to\b|\brelocat\w+\b|\bno\s+longer\b|"
+    r"\bnew\s+(?:lead|owner|manager|head|home)\b|\bfrom\s+(?:today|now\s+on)\b|"
+    r"\bstep(?:s|ped)?\s+(?:down|in)\b|\btakes?\s+the\s+helm\b|\binstead\s+of\b",
+    re.IGNORECASE)
+
+
+def states_change(sentence: str) -> bool:
+    """Does the sentence say something changed hands (not just another holder)?"""
+    return CHANGE_LANGUAGE.search(sentence) is not None
 
 
 def fact_key(text: str) -> str:
@@ -56,9 +82,12 @@ def contradictions(new: Fact, existing: Iterable[Fact], now: datetime) -> list[F
             continue
         if set(old.episodes) & set(new.episodes):
             continue  # "headquartered in Austin, Texas": one statement, not a change
-        by_source = new.type in FUNCTIONAL_BY_SOURCE and old.source_id == new.source_id \
+        changed = states_change(new.fact)
+        functional_source = new.type in FUNCTIONAL_BY_SOURCE or (changed and new.type in CHANGE_BY_SOURCE)
+        functional_target = new.type in FUNCTIONAL_BY_TARGET or (changed and new.type in CHANGE_BY_TARGET)
+        by_source = functional_source and old.source_id == new.source_id \
             and old.target_id != new.target_id
-        by_target = new.type in FUNCTIONAL_BY_TARGET and old.target_id == new.target_id \
+        by_target = functional_target and old.target_id == new.target_id \
             and old.source_id != new.source_id
         if not (by_source or by_target):
             continue

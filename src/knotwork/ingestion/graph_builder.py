@@ -15,8 +15,10 @@ from knotwork.domain.models import Entity, EntityMention, Episode, Fact
 from knotwork.ingestion.extraction.temporal import validity
 from knotwork.ingestion.extraction.types import ChunkExtraction, LocalEntity
 from knotwork.ingestion.facts import contradictions, fact_id, merge_into, same_fact
-from knotwork.resolution.exact import entity_keys, lookup_keys, resolve
+from knotwork.resolution.exact import entity_keys, lookup_keys
+from knotwork.resolution.ingest import BatchResolution, ResolutionIndex
 from knotwork.resolution.normalize import normalize_name
+from knotwork.resolution.scoring import ResolutionConfig
 
 EntityLookup = Callable[[Sequence[str]], list[Entity]]
 FactLookup = Callable[[Sequence[str]], list[Fact]]
@@ -35,21 +37,31 @@ class BatchResult:
     # the stored versions this batch started from (to skip re-embedding what did not change)
     previous_entities: dict[str, Entity] = field(default_factory=dict)
     previous_facts: dict[str, Fact] = field(default_factory=dict)
+    # resolution decisions of this batch (flagged ones go to the review queue)
+    resolution: BatchResolution = field(default_factory=BatchResolution)
 
 
 class BatchBuilder:
+    """``index``: the stored blocking keys (candidate lookup beyond exact names); it also
+    records the batch's keys, review items and audit rows once the batch is built."""
+
     def __init__(self, group_id: str, now: datetime, find_entities: EntityLookup,
-                 facts_of: FactLookup) -> None:
+                 facts_of: FactLookup, index: ResolutionIndex | None = None,
+                 config: ResolutionConfig | None = None) -> None:
         self._group = group_id
         self._now = now
         self._find = find_entities
         self._facts_of = facts_of
+        self._index = index
+        self._config = config or (index.config if index is not None else ResolutionConfig())
 
     def build(self, items: Sequence[tuple[Episode, ChunkExtraction]]) -> BatchResult:
         result = BatchResult()
         local_ids = self._resolve_all(items, result)
         self._facts(items, local_ids, result)
         self._summaries(result)
+        if self._index is not None:
+            self._index.record(result.entities.values(), result.resolution)
         return result
 
     # ------------------------------------------------------------------ entities
@@ -58,6 +70,11 @@ class BatchBuilder:
         wanted = {k for _, ex in items for ent in ex.entities for k in lookup_keys(ent.key, ent.type)}
         wanted |= {normalize_name(a) for _, ex in items for ent in ex.entities for a in ent.aliases}
         candidates = self._find(sorted(wanted)) if wanted else []
+        resolution = result.resolution
+        resolution.start(self._group, self._config, self._index)
+        for entity in resolution.block(items, candidates):
+            if entity.id not in {c.id for c in candidates}:
+                candidates.append(entity)
         result.previous_entities.update((c.id, c) for c in candidates)
         by_key: dict[str, Entity] = {}
         local_ids: list[list[str]] = []
@@ -65,7 +82,7 @@ class BatchBuilder:
             ids: list[str] = []
             seen_here: set[str] = set()
             for ent in ex.entities:
-                entity = self._resolve_one(ent, candidates, by_key, result, episode)
+                entity = self._resolve_one(ent, by_key, result, episode)
                 ids.append(entity.id)
                 if entity.id not in seen_here:
                     seen_here.add(entity.id)
@@ -80,13 +97,13 @@ class BatchBuilder:
             local_ids.append(ids)
         return local_ids
 
-    def _resolve_one(self, ent: LocalEntity, candidates: list[Entity], by_key: dict[str, Entity],
+    def _resolve_one(self, ent: LocalEntity, by_key: dict[str, Entity],
                      result: BatchResult, episode: Episode) -> Entity:
         entity = by_key.get(ent.key)
+        alias_before: set[str] | None = None
         if entity is None:
-            pool = list(result.entities.values()) + candidates
-            decision = resolve(ent.key, ent.type, pool)
-            entity = decision.entity
+            entity = result.resolution.decide(ent, episode.id, result.entities)
+            alias_before = set(entity.aliases) if entity is not None else None
         if entity is not None:
             entity = result.entities.get(entity.id, entity)
             aliases = list(entity.aliases)
@@ -113,6 +130,7 @@ class BatchBuilder:
                 created_at=episode.valid_at if episode.valid_at < self._now else self._now,
                 updated_at=self._now)
         result.entities[entity.id] = entity
+        result.resolution.attached(ent, entity, episode.id, alias_before)
         for key in entity.name_keys:
             if not key.startswith("first:"):
                 by_key.setdefault(key, entity)

@@ -8,6 +8,7 @@ mid-way leaves the document unfinished and the next run redoes it harmlessly.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -24,18 +25,30 @@ from knotwork.domain.models import (
     ProcessingStatus,
     RawDocument,
 )
-from knotwork.domain.ports import Collection, VectorPoint
-from knotwork.domain.timeutil import ensure_utc, to_iso, utcnow
+from knotwork.domain.ports import Collection
+from knotwork.domain.timeutil import ensure_utc, utcnow
 from knotwork.ingestion.chunking import chunk_text
-from knotwork.ingestion.embedding_text import entity_point, entity_text, passage_id, passage_texts
+from knotwork.ingestion.embedding_text import (
+    entity_point,
+    entity_text,
+    fact_point,
+    passage_point,
+    passage_text,
+    passage_texts,
+)
 from knotwork.ingestion.extraction.mentions import KnownName
+from knotwork.ingestion.extraction.types import ChunkExtraction
 from knotwork.ingestion.graph_builder import BatchBuilder, BatchResult
 from knotwork.ingestion.lineage import Lineage, Retired
+from knotwork.resolution.ingest import StoredResolutionIndex
 from knotwork.runtime import Runtime
 
 log = structlog.get_logger(__name__)
 
 Progress = Callable[[int], None]
+# Held around every store write of a batch (workers: the store-writer lock, see
+# ``services.worker``); extraction and passage embedding run outside it.
+CommitGuard = Callable[[], AbstractContextManager[object]]
 
 
 @dataclass
@@ -51,6 +64,7 @@ class IngestReport:
     updated: list[str] = field(default_factory=list)  # ... of changed (re-processed) documents
     facts_retired: int = 0  # left without evidence by a changed document (see lineage)
     entities_retired: int = 0
+    stale_communities: list[str] = field(default_factory=list)  # not re-summarized inline
 
 
 @dataclass
@@ -62,10 +76,12 @@ class _Prepared:
 
 
 class IngestionPipeline:
-    def __init__(self, runtime: Runtime, group_id: str, batch_documents: int = 16) -> None:
+    def __init__(self, runtime: Runtime, group_id: str, batch_documents: int = 16,
+                 commit_guard: CommitGuard | None = None) -> None:
         self._rt = runtime
         self._group = group_id
         self._batch = batch_documents
+        self._guard: CommitGuard = commit_guard or nullcontext
         self._known: dict[str, KnownName] | None = None
         self._communities = CommunityService(runtime, group_id)
         self._lineage = Lineage(runtime, group_id, self._communities)
@@ -111,9 +127,26 @@ class IngestionPipeline:
         self._process([prepared], report, None, context)
         return report
 
+    def prepare(self, raw: RawDocument) -> _Prepared | None:
+        """Chunked and ready to process; ``None`` when stored unchanged and COMPLETED."""
+        return self._prepare(raw)
+
+    def process(self, batch: Sequence[_Prepared], progress: Progress | None = None) -> IngestReport:
+        """Extract and write prepared documents (as one batch); idempotent."""
+        self._rt.graph.ensure_schema(self._group)
+        report = IngestReport(documents_seen=len(batch))
+        if batch:
+            self._process(batch, report, progress)
+        return report
+
+    def forget_known(self) -> None:
+        """Drop the cache of known names (other processes added entities)."""
+        self._known = None
+
     def delete_documents(self, documents: Sequence[Document]) -> Retired:
         """Documents deleted at their source: gone with everything only they evidenced."""
-        retired = self._lineage.delete_documents(documents)
+        with self._guard():
+            retired = self._lineage.delete_documents(documents)
         if retired.entities:
             self._known = None  # rebuilt from the graph on next use
         return retired
@@ -128,8 +161,7 @@ class IngestionPipeline:
         doc_id = stable_id(self._group, "document", raw.source_system, raw.source_id)
         digest = content_hash(f"{raw.title}\n{raw.content}")
         existing = self._rt.documents.get_document_by_source(self._group, raw.source_system, raw.source_id)
-        if existing is not None and existing.content_hash == digest \
-                and existing.processing_status is ProcessingStatus.COMPLETED:
+        if _unchanged(existing, digest):
             return None
         now = utcnow()
         when = ensure_utc(raw.modified_at or raw.created_at or now)
@@ -154,7 +186,7 @@ class IngestionPipeline:
                     document_id=doc_id, valid_at=when, created_at=now)
             for c in chunks
         ]
-        return _Prepared(document, chunks, episodes, previous=existing)
+        return _Prepared(document, chunks, episodes, previous=_stored_version(existing))
 
     def _known_names(self) -> dict[str, KnownName]:
         if self._known is None:
@@ -173,21 +205,64 @@ class IngestionPipeline:
     def _process(self, batch: Sequence[_Prepared], report: IngestReport, progress: Progress | None,
                  context: Sequence[KnownName] = ()) -> None:
         rt = self._rt
-        replaced = [p.previous for p in batch if p.previous is not None]
-        self._lineage.withdraw(replaced)  # the old versions' evidence, before re-extraction
         known = self._known_names()
         episodes = [e for p in batch for e in p.episodes]
         extractions = rt.extractor.extract([e.content for e in episodes], known, context)
+        passages = self._embed_passages(batch, episodes)
+        with self._guard():
+            kept = self._still_needed(batch)
+            if kept:
+                ids = {p.document.id for p in kept}
+                pairs = [(e, x) for e, x in zip(episodes, extractions, strict=True)
+                         if e.document_id in ids]
+                self._commit(kept, pairs, [p for p in passages if p[0].document_id in ids],
+                             report)
+        report.documents_unchanged += len(batch) - len(kept)
+        if progress:
+            progress(len(batch))
+
+    def _still_needed(self, batch: Sequence[_Prepared]) -> list[_Prepared]:
+        """Re-read under the guard: another worker may have finished or changed a document
+        since it was prepared (a redelivered task); ``previous`` is what is stored now."""
+        kept: list[_Prepared] = []
+        for p in batch:
+            stored = self._rt.documents.get_document_by_source(
+                self._group, p.document.source_system, p.document.source_id)
+            if _unchanged(stored, p.document.content_hash):
+                continue
+            p.previous = _stored_version(stored)
+            kept.append(p)
+        return kept
+
+    def _embed_passages(self, batch: Sequence[_Prepared], episodes: Sequence[Episode]
+                        ) -> list[tuple[Episode, int, list[float]]]:
+        """Chunk passages embedded (they do not depend on resolution)."""
+        titles = {p.document.id: p.document.title for p in batch}
+        passages = [(e, i, text) for e in episodes
+                    for i, text in enumerate(passage_texts(e.content, self._rt.settings.passage_tokens))]
+        vectors = self._rt.embedder.embed([passage_text(titles[e.document_id], text)
+                                           for e, _, text in passages])
+        return [(e, i, v) for (e, i, _), v in zip(passages, vectors, strict=True)]
+
+    def _commit(self, batch: Sequence[_Prepared],
+                pairs: Sequence[tuple[Episode, ChunkExtraction]],
+                passages: Sequence[tuple[Episode, int, list[float]]],
+                report: IngestReport) -> None:
+        rt = self._rt
+        replaced = [p.previous for p in batch if p.previous is not None]
+        self._lineage.withdraw(replaced)  # the old versions' evidence, before the new one's
+        episodes = [e for e, _ in pairs]
         now = utcnow()
         builder = BatchBuilder(
             self._group, now,
             find_entities=lambda keys: rt.graph.find_entities_by_keys(self._group, keys),
             facts_of=lambda ids: [h.fact for h in rt.graph.expand_facts(
                 self._group, ids, depth=1, include_invalid=True, limit=10_000)],
+            index=StoredResolutionIndex(rt, self._group),  # blocking keys, reviews (issue 5)
         )
-        result = builder.build(list(zip(episodes, extractions, strict=True)))
+        result = builder.build(list(pairs))
         self._write_graph(episodes, result)
-        self._write_vectors(batch, episodes, result)
+        self._write_vectors(passages, result)
         if replaced:  # before COMPLETED is written: a crash here redoes the batch, sweep too
             self._note_retired(self._lineage.sweep("edited", replaced), report)
         self._write_sql(batch, result, now)
@@ -202,9 +277,10 @@ class IngestionPipeline:
             (report.updated if p.previous else report.added).append(p.document.source_id)
         log.info("ingest.batch", group=self._group, documents=len(batch), chunks=len(episodes),
                  entities=len(result.entities), facts=len(result.facts))
-        if progress:
-            progress(len(batch))
-        self._communities.after_ingest(result.facts.values())  # no-op before the first build
+        upkeep = self._communities.after_ingest(result.facts.values())  # no-op before a build
+        if upkeep is not None:
+            done = set(upkeep.resummarized)
+            report.stale_communities.extend(c for c in upkeep.stale if c not in done)
 
     def _note_retired(self, retired: Retired, report: IngestReport) -> None:
         report.facts_retired += retired.facts
@@ -220,7 +296,7 @@ class IngestionPipeline:
         graph.upsert_mentions(self._group, result.graph_mentions)
         graph.upsert_facts(list(result.facts.values()))
 
-    def _write_vectors(self, batch: Sequence[_Prepared], episodes: Sequence[Episode],
+    def _write_vectors(self, passages: Sequence[tuple[Episode, int, list[float]]],
                        result: BatchResult) -> None:
         embed = self._rt.embedder.embed
         vectors = self._rt.vectors
@@ -228,28 +304,17 @@ class IngestionPipeline:
                     if _entity_vector_changed(result.previous_entities.get(e.id), e)]
         facts = [f for f in result.facts.values()
                  if _fact_vector_changed(result.previous_facts.get(f.id), f)]
-        titles = {p.document.id: p.document.title for p in batch}
-        passages = [(e, i, text) for e in episodes
-                    for i, text in enumerate(passage_texts(e.content, self._rt.settings.passage_tokens))]
-        passage_inputs = [f"{titles[e.document_id]}\n{text}" for e, _, text in passages]
-        all_vectors = embed([entity_text(e) for e in entities] + [f.fact for f in facts] + passage_inputs)
+        all_vectors = embed([entity_text(e) for e in entities] + [f.fact for f in facts])
         ent_vecs = all_vectors[: len(entities)]
-        fact_vecs = all_vectors[len(entities) : len(entities) + len(facts)]
-        passage_vecs = all_vectors[len(entities) + len(facts) :]
+        fact_vecs = all_vectors[len(entities) :]
         vectors.upsert(Collection.ENTITIES, [
             entity_point(e, v) for e, v in zip(entities, ent_vecs, strict=True)])
         vectors.upsert(Collection.FACTS, [
-            VectorPoint(id=f.id, vector=v, group_id=self._group,
-                        payload={"type": f.type.value, "source_id": f.source_id,
-                                 "target_id": f.target_id, "valid": f.invalid_at is None,
-                                 "valid_at": to_iso(f.valid_at), "invalid_at": to_iso(f.invalid_at)})
-            for f, v in zip(facts, fact_vecs, strict=True)])
+            fact_point(f, v) for f, v in zip(facts, fact_vecs, strict=True)])
         # a chunk is embedded as passages: MiniLM reads only its first 256 word pieces
         vectors.upsert(Collection.CHUNKS, [
-            VectorPoint(id=passage_id(e.id, i), vector=v, group_id=self._group,
-                        payload={"chunk_id": e.id, "document_id": e.document_id,
-                                 "source_system": e.source_description.split(":", 1)[0]})
-            for (e, i, _), v in zip(passages, passage_vecs, strict=True)])
+            passage_point(e.id, e.document_id, e.source_description, i, self._group, v)
+            for e, i, v in passages])
 
     def _write_sql(self, batch: Sequence[_Prepared], result: BatchResult, now: datetime) -> None:
         store = self._rt.documents
@@ -260,6 +325,19 @@ class IngestionPipeline:
             count = len({eid for e in prepared.episodes
                          for eid in result.entities_per_episode.get(e.id, set())})
             store.set_status(prepared.document.id, ProcessingStatus.COMPLETED, entity_count=count)
+
+
+def _unchanged(stored: Document | None, digest: str) -> bool:
+    return stored is not None and stored.content_hash == digest \
+        and stored.processing_status is ProcessingStatus.COMPLETED
+
+
+def _stored_version(stored: Document | None) -> Document | None:
+    """The stored version a new one replaces; a queued placeholder (no chunks) is none."""
+    if stored is None or (stored.chunk_count == 0
+                          and stored.processing_status is not ProcessingStatus.COMPLETED):
+        return None
+    return stored
 
 
 def _entity_vector_changed(before: Entity | None, after: Entity) -> bool:

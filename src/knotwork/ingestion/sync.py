@@ -14,6 +14,12 @@ gone. :func:`run_sync` then
 3. stores the source's new cursor (``sync_state``), only once everything above succeeded.
 
 A failed sync stores no cursor: running it again redoes the unfinished work idempotently.
+
+With ``enqueue`` (``knotwork sync … --queue``) step 1 only puts the new and changed documents
+on the job queue as EXTRACT_ENTITIES tasks (``tasks_enqueued``; zero when nothing changed) for
+``knotwork worker`` to process; deletions still happen here, and the cursor is stored once
+everything is enqueued (a task that ends in the dead letters leaves its document FAILED, and
+the next sync fetches it again).
 """
 
 from __future__ import annotations
@@ -34,6 +40,13 @@ if TYPE_CHECKING:  # the connectors import this module: keep it light
 log = structlog.get_logger(__name__)
 
 Progress = Callable[[int], None]
+
+
+class Enqueue(Protocol):
+    """Puts documents on the job queue; returns (added, updated, unchanged, enqueued)."""
+
+    def __call__(self, documents: Iterable[RawDocument],
+                 progress: Progress | None) -> tuple[list[str], list[str], int, int]: ...
 
 
 @dataclass
@@ -83,6 +96,7 @@ class SyncReport(BaseModel):
     unchanged: int = 0
     skipped: int = 0
     documents_processed: int = 0  # documents (re-)extracted: zero on a sync with no change
+    tasks_enqueued: int = 0  # with --queue: EXTRACT_ENTITIES tasks (zero with no change)
     chunks: int = 0
     facts_retired: int = 0
     entities_retired: int = 0
@@ -90,7 +104,8 @@ class SyncReport(BaseModel):
 
 
 def run_sync(pipeline: IngestionPipeline, documents: DocumentStore, group_id: str,
-             source: SyncSource, progress: Progress | None = None) -> SyncReport:
+             source: SyncSource, progress: Progress | None = None,
+             enqueue: Enqueue | None = None) -> SyncReport:
     known = {d.source_id: d for d in documents.list_documents(group_id)
              if d.source_system == source.system}
     plan = source.plan(documents.get_sync_cursor(group_id, source.key), known)
@@ -101,7 +116,14 @@ def run_sync(pipeline: IngestionPipeline, documents: DocumentStore, group_id: st
             titles[raw.source_id] = raw.title
             yield raw
 
-    ingested = pipeline.ingest(recorded(plan.documents), progress)
+    if enqueue is not None:
+        from knotwork.ingestion.pipeline import IngestReport
+
+        added, updated, unchanged, tasks = enqueue(recorded(plan.documents), progress)
+        ingested = IngestReport(documents_unchanged=unchanged, added=added, updated=updated)
+    else:
+        tasks = 0
+        ingested = pipeline.ingest(recorded(plan.documents), progress)
     gone = [known[sid] for sid in dict.fromkeys(plan.deleted) if sid in known]
     retired = pipeline.delete_documents(gone)
     documents.set_sync_cursor(group_id, source.key, plan.cursor)
@@ -113,6 +135,7 @@ def run_sync(pipeline: IngestionPipeline, documents: DocumentStore, group_id: st
         unchanged=plan.unchanged + ingested.documents_unchanged,
         skipped=plan.skipped,
         documents_processed=ingested.documents_ingested,
+        tasks_enqueued=tasks,
         chunks=ingested.chunks,
         facts_retired=ingested.facts_retired + retired.facts,
         entities_retired=ingested.entities_retired + retired.entities,

@@ -1,17 +1,27 @@
-"""Resolve a free-text mention to an existing entity (API/CLI ``entities resolve``)."""
+"""Resolve a free-text mention to an existing entity (API/CLI ``entities resolve``).
+
+Candidates: the exact-name keys in the graph, the stored blocking keys (SQL) and the nearest
+entity vectors (ANN top-k on the mention, plus its context when given). The embedding cosine
+enters the score only when a context is given: a bare name embeds no more than its spelling,
+which the name comparison already scores (the other weights are renormalised).
+"""
 
 from __future__ import annotations
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict
-from rapidfuzz.distance import JaroWinkler
 
-from knotwork.domain.models import EntityType
+from knotwork.domain.models import Entity, EntityType
 from knotwork.domain.ports import Collection
-from knotwork.resolution.exact import lookup_keys, resolve
+from knotwork.resolution.exact import lookup_keys
+from knotwork.resolution.ingest import StoredResolutionIndex, record_of
 from knotwork.resolution.normalize import normalize_name
+from knotwork.resolution.resolver import Decision, DecisionKind, MemoryCandidates, Resolver
+from knotwork.resolution.scoring import MentionQuery
+from knotwork.resolution.service import resolution_config
 from knotwork.runtime import Runtime
 
-FUZZY_MATCH = 0.92
+ANN_TOP_K = 10
 
 
 class Alternative(BaseModel):
@@ -20,6 +30,9 @@ class Alternative(BaseModel):
     name: str
     type: str
     confidence: float
+    name_score: float | None = None
+    embedding_score: float | None = None
+    type_score: float | None = None
 
 
 class ResolveResult(BaseModel):
@@ -29,38 +42,54 @@ class ResolveResult(BaseModel):
     type: str | None
     confidence: float
     alternatives: list[Alternative]
+    decision: str = ""  # auto_merge | merge | merge_flagged | new
+    candidates_compared: int = 0
 
 
-def resolve_mention(rt: Runtime, group_id: str, mention: str, etype: EntityType | None) -> ResolveResult:
+def candidates_for(rt: Runtime, group_id: str, mention: str, etype: EntityType | None,
+                   context: str = "") -> tuple[MentionQuery, MemoryCandidates, Resolver]:
     key = normalize_name(mention)
     if not key:
         raise ValueError("the mention is empty")
-    wanted = etype or EntityType.PERSON
-    candidates = rt.graph.find_entities_by_keys(group_id, lookup_keys(key, wanted))
-    decision = resolve(key, etype or (candidates[0].type if candidates else wanted), candidates)
-    vec = rt.embedder.embed([mention])[0]
-    hits = rt.vectors.search(Collection.ENTITIES, vec, group_id=group_id, limit=10)
-    near = {e.id: e for e in rt.graph.get_entities(group_id, [h.id for h in hits])}
-    scored: dict[str, tuple[float, str, str]] = {}
-    for hit in hits:
-        entity = near.get(hit.id)
-        if entity is None:
-            continue
-        jw = max(JaroWinkler.similarity(key, k) for k in entity.name_keys if not k.startswith("first:"))
-        type_score = 1.0 if etype is None or entity.type is etype else 0.3
-        score = 0.4 * jw + 0.4 * max(hit.score, 0.0) + 0.2 * type_score
-        scored[entity.id] = (round(score, 3), entity.name, entity.type.value)
-    best = decision.entity
-    confidence = decision.confidence if best else 0.0
-    if best is None and scored:
-        top_id, (top_score, _, _) = max(scored.items(), key=lambda kv: kv[1][0])
-        if top_score >= FUZZY_MATCH * 0.9 and (etype is None or near[top_id].type is etype):
-            best, confidence = near[top_id], top_score
+    resolver = Resolver(resolution_config(rt.settings))
+    vec = rt.embedder.embed([f"{mention}. {context}" if context.strip() else mention])[0]
+    query = MentionQuery(mention, etype, type_confidence=1.0 if etype else 0.0, context=context,
+                         embedding=np.asarray(vec, dtype=np.float32) if context.strip() else None)
+    keys = lookup_keys(key, etype or EntityType.PERSON)
+    found: dict[str, Entity] = {e.id: e for e in rt.graph.find_entities_by_keys(group_id, keys)}
+    for e in StoredResolutionIndex(rt, group_id).lookup(resolver.keys(query)):
+        found.setdefault(e.id, e)
+    hits = rt.vectors.search(Collection.ENTITIES, vec, group_id=group_id, limit=ANN_TOP_K)
+    cosine = {h.id: h.score for h in hits}
+    for e in rt.graph.get_entities(group_id, [h.id for h in hits if h.id not in found]):
+        found[e.id] = e
+    store = MemoryCandidates(resolver.rules)
+    for entity in found.values():
+        record = record_of(entity)
+        record.similarity = cosine.get(entity.id)
+        store.add(record)
+    return query, store, resolver
+
+
+def to_result(decision: Decision) -> ResolveResult:
+    chosen = decision.entity_id
+    best = next((s for s in decision.scored if s.entity_id == chosen), None)
     alternatives = [
-        Alternative(entity_id=eid, name=name, type=t, confidence=s)
-        for eid, (s, name, t) in sorted(scored.items(), key=lambda kv: -kv[1][0])
-        if best is None or eid != best.id
-    ][:5]
-    return ResolveResult(entity_id=best.id if best else None, name=best.name if best else None,
-                         type=best.type.value if best else None, confidence=round(confidence, 3),
-                         alternatives=alternatives)
+        Alternative(entity_id=s.entity_id, name=s.name, type=s.type.value, confidence=s.score,
+                    name_score=s.name_score, embedding_score=s.embedding_score,
+                    type_score=s.type_score)
+        for s in decision.scored if s.entity_id != chosen][:5]
+    return ResolveResult(entity_id=chosen, name=best.name if best else None,
+                         type=best.type.value if best else None,
+                         confidence=round(best.score if best else decision.confidence, 3),
+                         alternatives=alternatives, decision=decision.kind.value,
+                         candidates_compared=decision.candidates_scored)
+
+
+def resolve_mention(rt: Runtime, group_id: str, mention: str, etype: EntityType | None,
+                    context: str = "") -> ResolveResult:
+    query, store, resolver = candidates_for(rt, group_id, mention, etype, context)
+    decision = resolver.resolve(query, [store])
+    if decision.kind is DecisionKind.NEW:
+        decision.entity_id = None
+    return to_result(decision)

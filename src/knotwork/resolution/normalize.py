@@ -12,9 +12,16 @@ _EDGE_PUNCT = re.compile(r"^[\W_]+|[\W_]+$")
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$", re.IGNORECASE)
 
 
+# letters NFKD does not decompose into a base letter + accent
+_FOLD = str.maketrans({"ø": "o", "Ø": "O", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE",
+                       "ß": "ss", "ł": "l", "Ł": "L", "đ": "d", "Đ": "D", "þ": "th", "Þ": "Th",
+                       "ı": "i"})
+
+
 def strip_accents(text: str) -> str:
     return "".join(
-        c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)
+        c for c in unicodedata.normalize("NFKD", text.translate(_FOLD))
+        if not unicodedata.combining(c)
     )
 
 

@@ -35,6 +35,8 @@ class LocalSearchConfig(BaseModel):
     answer_relative_cutoff: float = 0.9
     citations: int = 3
     min_answer_score: float = 0.25
+    list_answer_max: int = 8  # more facts of the answer's relation at the named entity
+    uncovered_share: float = 0.5  # abstain when this share of the focus terms is in no evidence
 
 
 PRESETS: dict[str, LocalSearchConfig] = {

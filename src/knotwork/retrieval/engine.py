@@ -7,19 +7,22 @@ when that is impossible GLOBAL falls back to local search and says so in the tra
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import datetime
 
 import structlog
 
 from knotwork.domain.models import QueryMode, QueryResult
+from knotwork.domain.ports import CacheLayer
 from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.config import DriftConfig, GlobalSearchConfig, LocalSearchConfig
 from knotwork.retrieval.drift import DriftSearch
 from knotwork.retrieval.global_search import GlobalSearch
-from knotwork.retrieval.local import LocalSearch
+from knotwork.retrieval.local import NO_ANSWER, LocalSearch
 from knotwork.retrieval.multihop import multi_hop
 from knotwork.retrieval.router import Route, route, split_parts
+from knotwork.retrieval.support import abstain, evidence_of, unsupported
 from knotwork.runtime import Runtime
 
 log = structlog.get_logger(__name__)
@@ -56,6 +59,18 @@ class QueryEngine:
                    if normalize_name(n) not in keys
                    and not any(n.lower() in w.lower() or w.lower() in n.lower() for w in known)]
         return route(question, known, unknown)
+
+    def _check_support(self, question: str, result: QueryResult) -> QueryResult:
+        """Community answers abstain like local ones: unknown names, unmentioned focus terms."""
+        named = self.local_search.named_in(question)
+        keys = {k for _, e in named for k in e.name_keys}
+        known = [w for w, _ in named]
+        unknown = [n for n in self._rt.extractor.names_in(question)
+                   if normalize_name(n) not in keys
+                   and not any(n.lower() in w.lower() or w.lower() in n.lower() for w in known)]
+        why = unsupported(question, [e for _, e in named], unknown, evidence_of(result),
+                          self.local_search.config.uncovered_share)
+        return abstain(result, why) if why else result
 
     # ------------------------------------------------------------------ modes
     def local(self, question: str, *, as_of: datetime | None, max_context_tokens: int,
@@ -105,6 +120,29 @@ class QueryEngine:
         question = question.strip()
         if not question:
             raise ValueError("the question is empty")
+        cache = self._rt.cache
+        key = json.dumps([mode.value, question, as_of.isoformat() if as_of else None, max_context_tokens,
+                          community_level, top_k_communities, max_iterations, convergence_threshold,
+                          self.local_search.config.model_dump_json()])
+        if cache is not None:
+            hit = cache.get(CacheLayer.QUERY, self._group, key)
+            if hit is not None:
+                return QueryResult.model_validate_json(hit)
+        result = self._answer(question, mode, as_of=as_of, max_context_tokens=max_context_tokens,
+                              community_level=community_level, top_k_communities=top_k_communities,
+                              max_iterations=max_iterations,
+                              convergence_threshold=convergence_threshold)
+        if cache is not None:
+            used = {e.id for e in result.entities} | {x for f in result.facts
+                                                      for x in (f.source_id, f.target_id)}
+            cache.set(CacheLayer.QUERY, self._group, key, result.model_dump_json(),
+                      entity_ids=sorted(used))
+        return result
+
+    def _answer(self, question: str, mode: QueryMode, *, as_of: datetime | None,
+                max_context_tokens: int, community_level: int | None,
+                top_k_communities: int | None, max_iterations: int | None,
+                convergence_threshold: float | None) -> QueryResult:
         chosen = mode
         routed: Route | None = None
         if mode is QueryMode.AUTO:
@@ -120,6 +158,8 @@ class QueryEngine:
                                 parts=routed.parts if routed else ())
         else:
             result = self.local(question, as_of=as_of, max_context_tokens=max_context_tokens)
+        if result.mode_used in (QueryMode.GLOBAL, QueryMode.DRIFT) and result.answer != NO_ANSWER:
+            result = self._check_support(question, result)
         if routed is not None:
             result.reasoning_trace.insert(0, f"auto: {routed.mode.value} ({routed.reason})")
         return result

@@ -49,6 +49,10 @@ class LocalSearch:
         self._cfg = config or LocalSearchConfig()
 
     @property
+    def config(self) -> LocalSearchConfig:
+        return self._cfg
+
+    @property
     def min_answer_score(self) -> float:
         return self._cfg.min_answer_score
 
@@ -174,7 +178,8 @@ class LocalSearch:
             seeds[entity.id] = (entity, 1.0)
         facts = self._fact_units(seeds, qvec, as_of)
         _hint_bonus(question, seeds, facts, self._cfg)
-        ranked = self._score(question, qvec, _dedupe(facts + self._sentence_units(qvec, facts, seeds, as_of)))
+        pool = _dedupe(facts + self._sentence_units(qvec, facts, seeds, as_of))
+        ranked = self._score(question, qvec, pool)
         trace = [f"seeds: {', '.join(e.name for e, _ in seeds.values()) or 'none'}",
                  f"candidates: {len(facts)} facts, {len(ranked)} units scored"]
         resolver = CitationResolver(self._rt.documents)
@@ -187,6 +192,12 @@ class LocalSearch:
             return QueryResult(answer=f"I found nothing about {unknown[0]} in the knowledge graph.",
                                citations=[], confidence=0.05, mode_used=mode, context="",
                                reasoning_trace=trace)
+        missing = uncovered_terms(question, seeds, pool)
+        if ranked and missing and not analyze(question).types and \
+                len(missing) >= cfg.uncovered_share * len(focus_terms(question, seeds)):
+            trace.append(f"abstained: the evidence never mentions {', '.join(missing)}")
+            return QueryResult(answer=NO_ANSWER, citations=[], confidence=0.1, mode_used=mode,
+                               context="", reasoning_trace=trace)
         if not ranked or ranked[0].score < cfg.min_answer_score:
             best = ranked[0].score if ranked else 0.0
             trace.append(f"abstained: best support {best:.2f} < {cfg.min_answer_score}")
@@ -199,9 +210,13 @@ class LocalSearch:
                 break
             if all(_overlap(u.text, c.text) < 0.5 for c in chosen):
                 chosen.append(u)
+        siblings = _siblings(question, top, chosen, facts, seeds, cfg.list_answer_max)
+        if siblings:
+            trace.append(f"listed {len(siblings)} more facts of the same relation")
+            chosen += siblings
         answer = " ".join(as_sentence(u.display or u.text) for u in chosen)
         citations = resolver.resolve([(u.display or u.text, u.chunk_ids) for u in chosen],
-                                     limit=cfg.citations)
+                                     limit=max(cfg.citations, len(chosen)))
         context = self._context(seeds, ranked, resolver, max_context_tokens)
         confidence = round(max(0.0, min(1.0, top.score)), 3)
         trace.append(f"answer from {'fact' if top.fact else 'source sentence'} (score {top.score:.2f})")
@@ -286,6 +301,62 @@ def _hint_bonus(question: str, seeds: dict[str, tuple[Entity, float]], facts: li
             endpoint = u.fact.source_id if hints.side == "source" else u.fact.target_id
             if endpoint in named:
                 u.bonus += cfg.bonus_direction + (cfg.bonus_exact_fact if typed else 0.0)
+
+
+_LIST_QUESTION = re.compile(
+    r"^\s*(?:who|what|which)\s+(?:are|were)\b|\b(?:members|list|all|every)\b|^\s*which\s+\w+s\b",
+    re.IGNORECASE)
+_QUESTION_WORDS = frozenset({"many", "much", "long", "often", "whose", "happen", "happened", "get"})
+
+
+def focus_terms(question: str, seeds: dict[str, tuple[Entity, float]]) -> list[str]:
+    """The question's content terms that are not part of a named entity's name."""
+    named = {t for e, score in seeds.values() if score >= 0.8 for n in [e.name, *e.aliases]
+             for t in terms(n)}
+    return [t for t in dict.fromkeys(terms(question))
+            if t.isalpha() and len(t) > 2 and t not in named and t not in _QUESTION_WORDS]
+
+
+def uncovered_terms(question: str, seeds: dict[str, tuple[Entity, float]], pool: list[Unit]) -> list[str]:
+    """Focus terms that no candidate evidence (text, title, heading) contains: the question
+    asks about something (a salary, a CFO, a Tokyo office) the graph knows nothing of."""
+    seen = {t for u in pool for t in terms(f"{u.text} {u.context}")}
+    return [t for t in focus_terms(question, seeds) if t not in seen]
+
+
+def _siblings(question: str, top: Unit, chosen: list[Unit], facts: list[Unit],
+              seeds: dict[str, tuple[Entity, float]], limit: int) -> list[Unit]:
+    """A question about a relation of a named entity is answered by every fact of that
+    relation at that entity ("Who reports to X?" lists all reports), not just the best."""
+    hints = analyze(question)
+    named = {eid for eid, (_, score) in seeds.items() if score >= 0.8}
+    if not named or not hints.types:
+        return []
+    if top.fact is not None and top.fact.type in hints.types:
+        anchor = top.fact
+        ends = [e for e in (anchor.source_id, anchor.target_id) if e in named]
+        if not ends:
+            return []
+        end = ends[0]
+        same = [u for u in facts if u.fact is not None and u.fact.type is anchor.type
+                and (u.fact.source_id if end == anchor.source_id else u.fact.target_id) == end]
+    elif _LIST_QUESTION.search(question):
+        same = [u for u in facts if u.fact is not None and u.fact.type in hints.types
+                and (u.fact.source_id in named or u.fact.target_id in named)]
+        if len(same) < 2:
+            return []
+    else:
+        return []
+    have = {id(u) for u in chosen}
+    texts = [c.text for c in chosen]
+    out: list[Unit] = []
+    for u in sorted(same, key=lambda u: (-u.bonus, u.text)):
+        if id(u) not in have and all(_overlap(u.text, t) < 0.8 for t in texts):
+            out.append(u)
+            texts.append(u.text)
+        if len(out) >= limit:
+            break
+    return out
 
 
 def _recency_bonus(units: list[Unit], bonus: float) -> None:

@@ -17,14 +17,22 @@ from knotwork.retrieval.local import LocalSearch
 
 _NOUN = (r"(?:person|people|one|engineer|employee|manager|lead|team|group|squad|project|"
          r"service|system|company|organization|product|office)")
-_CLAUSE = re.compile(r"\b(?:the|a|an)\s+(?P<noun>" + _NOUN + r")\s+(?:who|that|which|whose)\s+", re.I)
+_CLAUSE = re.compile(r"\b(?:the|a|an)\s+(?P<noun>" + _NOUN + r")\s+(?:who|that|which|whose)\s+", re.IGNORECASE)
 _TAIL_VERB = re.compile(
     r"\s+(?P<verb>belong(?:s)? to|report(?:s)? to|work(?:s)?(?: (?:at|for|in|on))?|lead|manage|use|own|"
-    r"maintain|sit in|live in|depend on|join(?:ed)?)\s*\??\s*$", re.I)
+    r"maintain|sit in|live in|depend on|join(?:ed)?)\s*\??\s*$", re.IGNORECASE)
 _WH_FOR = {"team": "Which team", "group": "Which group", "squad": "Which squad",
            "project": "Which project", "service": "Which service", "system": "Which system",
            "company": "Which company", "organization": "Which organization",
            "product": "Which product", "office": "Which office"}
+
+
+# "Who does the leader of the Security Team report to?": a role of a named thing, nested
+_ROLE_OF = re.compile(
+    r"\b(?:the|a|an)\s+(?P<role>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)\s+(?:of|for)\s+"
+    r"(?P<obj>(?:the\s+)?[A-Z0-9][\w'’&.-]*(?:\s+(?:of\s+)?[A-Z0-9][\w'’&.-]*)*"
+    r"(?:\s+[a-z][a-z-]*(?=\s*\??\s*$))?)")
+_SINGLE_HOP = re.compile(r"^\s*(?:who|what|which|where|when)\s+(?:is|was|are|were)\s+\{\}\s*\??\s*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -37,7 +45,7 @@ def decompose(question: str) -> Decomposition | None:
     q = question.strip()
     m = _CLAUSE.search(q)
     if m is None or m.start() == 0:
-        return None
+        return _decompose_role(q)
     rest = q[m.end():]
     tail = _TAIL_VERB.search(rest)
     clause = rest[: tail.start()] if tail else rest.rstrip(" ?")
@@ -50,6 +58,20 @@ def decompose(question: str) -> Decomposition | None:
     return Decomposition(inner, template)
 
 
+def _decompose_role(q: str) -> Decomposition | None:
+    """"Who does the <role> of <X> <verb>?" → "Who is the <role> of <X>?" then the outer
+    question about the answer; "Who is the <role> of <X>?" alone is one hop."""
+    for m in _ROLE_OF.finditer(q):
+        if m.start() == 0:
+            continue
+        template = q[: m.start()] + "{}" + q[m.end():]
+        if _SINGLE_HOP.match(template):
+            continue
+        inner = f"Who is the {m.group('role')} of {m.group('obj').strip()}?"
+        return Decomposition(inner, template)
+    return None
+
+
 def multi_hop(search: LocalSearch, question: str, *, as_of: datetime | None,
               max_context_tokens: int) -> QueryResult | None:
     plan = decompose(question)
@@ -58,7 +80,7 @@ def multi_hop(search: LocalSearch, question: str, *, as_of: datetime | None,
     first = search.run(plan.inner, as_of=as_of, max_context_tokens=max_context_tokens // 2)
     if first.confidence < search.min_answer_score:
         return None
-    bridge = _bridge(search, plan.inner, first)
+    bridge = _bridge(search, plan.inner, first) or _named_bridge(search, plan.inner, first)
     if bridge is None:
         return None
     outer_q = plan.template.format(bridge)
@@ -89,4 +111,13 @@ def _bridge(search: LocalSearch, inner: str, first: QueryResult) -> str | None:
                    if not any(f" {k} " in asked for k in e.name_keys if not k.startswith("first:"))]
         if len(ends) == 2 and len(unnamed) == 1:
             return unnamed[0].name
+    return None
+
+
+def _named_bridge(search: LocalSearch, inner: str, first: QueryResult) -> str | None:
+    """No fact links the answer: the first entity the answer names that the question does not."""
+    asked = f" {normalize_name(inner)} "
+    for _words, entity in search.named_in(first.answer):
+        if not any(f" {k} " in asked for k in entity.name_keys if not k.startswith("first:")):
+            return entity.name
     return None

@@ -91,7 +91,9 @@ def _run(body: Callable[[object], None]) -> None:
 
 
 @app.command()
-def ingest(path: Annotated[Path, typer.Argument(help="Confluence JSON dir, Slack export, or files.")]) -> None:
+def ingest(path: Annotated[Path, typer.Argument(help="Confluence JSON dir, Slack export, or files.")],
+           queue: Annotated[bool, typer.Option("--queue", help="Enqueue for `knotwork worker` "
+                                               "instead of processing inline.")] = False) -> None:
     """Ingest a Confluence export, a Slack export (dir or zip), or text/markdown/HTML files."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -101,9 +103,16 @@ def ingest(path: Annotated[Path, typer.Argument(help="Confluence JSON dir, Slack
     if not path.exists():
         fail(f"path does not exist: {path}")
     try:
-        loaded = load_path(path)
+        loaded = load_path(path, max_chars=(_State.settings or Settings()).max_document_chars)
     except LoaderError as exc:
         fail(str(exc))
+    for note in loaded.notes:  # skipped-and-reported items
+        typer.echo(f"knotwork: skipped: {note}", err=True)
+    if queue:
+        from knotwork.services.cli_worker import enqueue_loaded
+
+        enqueue_loaded(loaded.documents, loaded.kind.value)
+        return
 
     def body(kw: object) -> None:
         from knotwork.core import Knotwork
@@ -253,10 +262,15 @@ def serve(
 
 
 def _register_extensions() -> None:
-    from knotwork.services import cli_communities, cli_sync
+    from knotwork.services import cli_communities, cli_ops, cli_sync
 
     cli_communities.register(app)
     cli_sync.register(app)
+    cli_ops.register(app)
+    from knotwork.services import cli_status, cli_worker
+
+    cli_status.register(app)
+    cli_worker.register(app)
 
 
 _register_extensions()

@@ -16,7 +16,9 @@ def create_event_queue(settings: Settings, graph: GraphStore | None = None) -> E
     if settings.redis_url:
         return RedisStreamEventQueue.from_url(settings.redis_url, prefix=settings.queue_prefix)
     from knotwork.infra.falkordb.store import FalkorGraphStore
+    from knotwork.observability.tracing import unwrap
 
+    graph = unwrap(graph)
     if isinstance(graph, FalkorGraphStore):  # FalkorDB is a Redis: its server carries the streams
         return RedisStreamEventQueue.connect(graph.host, graph.port, username=graph.username,
                                              password=graph.password,

@@ -15,6 +15,7 @@ from knotwork.domain.timeutil import to_iso
 from knotwork.infra.graph_common import cypher
 from knotwork.infra.graph_common.communities import CommunityCypherMixin
 from knotwork.infra.graph_common.lineage import LineageCypherMixin
+from knotwork.infra.graph_common.resolution import ResolutionCypherMixin
 from knotwork.infra.graph_common.records import (
     BATCH_SIZE,
     Row,
@@ -46,7 +47,7 @@ def _in_order(ids: Sequence[str], models: Sequence[M]) -> list[M]:
     return [by_id[i] for i in unique(ids) if i in by_id]
 
 
-class CypherGraphStore(CommunityCypherMixin, LineageCypherMixin, ABC):
+class CypherGraphStore(CommunityCypherMixin, LineageCypherMixin, ResolutionCypherMixin, ABC):
     """Implements :class:`knotwork.domain.ports.GraphStore` on top of :meth:`_run`."""
 
     batch_size: int = BATCH_SIZE

@@ -21,7 +21,10 @@ ENTITY_COLUMNS: Final = """
     e.id AS id, e.group_id AS group_id, e.name AS name, e.canonical_name AS canonical_name,
     e.type AS type, e.subtype AS subtype, e.aliases AS aliases, e.name_keys AS name_keys,
     e.summary AS summary, e.confidence AS confidence, e.evidence_count AS evidence_count,
-    e.created_at AS created_at, e.updated_at AS updated_at"""
+    e.created_at AS created_at, e.updated_at AS updated_at,
+    e.properties_json AS properties_json, e.merged_from AS merged_from,
+    e.canonical_entity_id AS canonical_entity_id,
+    e.resolution_confidence AS resolution_confidence"""
 
 FACT_COLUMNS: Final = """
     r.id AS id, r.group_id AS group_id, startNode(r).id AS source_id,
@@ -44,7 +47,9 @@ SET e.name = row.name, e.canonical_name = row.canonical_name, e.type = row.type,
     e.subtype = row.subtype, e.aliases = row.aliases, e.name_keys = row.name_keys,
     e.summary = row.summary, e.confidence = row.confidence,
     e.evidence_count = row.evidence_count, e.created_at = row.created_at,
-    e.updated_at = row.updated_at
+    e.updated_at = row.updated_at, e.properties_json = row.properties_json,
+    e.merged_from = row.merged_from, e.canonical_entity_id = row.canonical_entity_id,
+    e.resolution_confidence = row.resolution_confidence
 RETURN count(e) AS written"""
 
 UPSERT_EPISODES: Final = """

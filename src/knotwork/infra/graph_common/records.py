@@ -6,12 +6,21 @@ property. Lists are stored as lists of strings. No map-valued properties.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
-from knotwork.domain.models import Community, CommunityState, Entity, Episode, EpisodeSource, Fact
+from knotwork.domain.models import (
+    Community,
+    CommunityState,
+    Entity,
+    Episode,
+    EpisodeSource,
+    Fact,
+    PropertyValue,
+)
 from knotwork.domain.timeutil import from_iso, to_iso
 
 Row = dict[str, Any]
@@ -73,7 +82,21 @@ def entity_to_row(entity: Entity) -> Row:
         "evidence_count": int(entity.evidence_count),
         "created_at": to_iso(entity.created_at),
         "updated_at": to_iso(entity.updated_at),
+        # resolution tracking; properties as JSON text (no map-valued properties)
+        "properties_json": json.dumps({k: [v.model_dump() for v in vs]
+                                       for k, vs in sorted(entity.properties.items())})
+        if entity.properties else None,
+        "merged_from": list(entity.merged_from),
+        "canonical_entity_id": entity.canonical_entity_id,
+        "resolution_confidence": entity.resolution_confidence,
     }
+
+
+def _properties(value: Any) -> dict[str, list[PropertyValue]]:
+    if not isinstance(value, str) or not value:
+        return {}
+    data = json.loads(value)
+    return {str(k): [PropertyValue.model_validate(v) for v in vs] for k, vs in data.items()}
 
 
 def row_to_entity(row: Mapping[str, Any]) -> Entity:
@@ -91,6 +114,11 @@ def row_to_entity(row: Mapping[str, Any]) -> Entity:
         evidence_count=int(row["evidence_count"]) if row.get("evidence_count") is not None else 1,
         created_at=_required_time(row.get("created_at"), "created_at"),
         updated_at=_required_time(row.get("updated_at"), "updated_at"),
+        properties=_properties(row.get("properties_json")),
+        merged_from=_strings(row.get("merged_from")),
+        canonical_entity_id=row.get("canonical_entity_id"),
+        resolution_confidence=float(row["resolution_confidence"])
+        if row.get("resolution_confidence") is not None else None,
     )
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -262,6 +262,22 @@ class QdrantEdgeVectorStore:
             )
             for hit in opened.shard.query(request)
         ]
+
+    def scan(self, collection: Collection, group_id: str, batch: int = 256, *,
+             with_vectors: bool = True) -> Iterator[VectorPoint]:
+        opened = self._open(collection)
+        if opened is None:
+            return
+        offset: qe.PointId | None = None
+        while True:
+            records, offset = opened.shard.scroll(qe.ScrollRequest(
+                offset=offset, limit=batch, filter=_group_filter(group_id),
+                with_payload=True, with_vector=with_vectors))
+            for record in records:
+                yield VectorPoint(id=str(record.id), vector=[float(x) for x in record.vector or []],
+                                  group_id=group_id, payload=returned_payload(record.payload))
+            if offset is None or not records:
+                return
 
     def count(self, collection: Collection, group_id: str) -> int:
         opened = self._open(collection)

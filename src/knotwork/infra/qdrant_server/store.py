@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
@@ -256,6 +256,23 @@ class QdrantServerVectorStore:
             )
             for hit in response.points
         ]
+
+    def scan(self, collection: Collection, group_id: str, batch: int = 256, *,
+             with_vectors: bool = True) -> Iterator[VectorPoint]:
+        if self._dimension(collection) is None:
+            return
+        offset: Any = None
+        while True:
+            with self._calls:
+                records, offset = self._client.scroll(
+                    self._name(collection), scroll_filter=_group_filter(group_id), limit=batch,
+                    offset=offset, with_payload=True, with_vectors=with_vectors)
+            for record in records:
+                vector = record.vector.get("") if isinstance(record.vector, dict) else record.vector
+                yield VectorPoint(id=str(record.id), vector=[float(x) for x in vector or []],
+                                  group_id=group_id, payload=returned_payload(record.payload))
+            if offset is None or not records:
+                return
 
     def count(self, collection: Collection, group_id: str) -> int:
         if self._dimension(collection) is None:

@@ -186,7 +186,62 @@ class SyncStateRow(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
-ALL_TABLES: tuple[str, ...] = ("documents", "chunks", "entity_mentions", "audit_log", "sync_state")
+# --------------------------------------------------------------------------- resolution (0002)
+
+
+class EntityBlockKeyRow(Base):
+    """A blocking key of an entity (``knotwork.resolution.blocking``): candidate lookup."""
+
+    __tablename__ = "entity_block_keys"
+    __table_args__ = (Index("idx_block_key_entity", "group_id", "entity_id"),)
+
+    group_id: Mapped[str] = mapped_column(String(GROUP_LENGTH), primary_key=True)
+    key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    entity_id: Mapped[str] = mapped_column(String(ENTITY_ID_LENGTH), primary_key=True)
+
+
+class ResolutionReviewRow(Base):
+    """A flagged resolution decision waiting for (or given) a human verdict."""
+
+    __tablename__ = "resolution_reviews"
+    __table_args__ = (Index("idx_review_group_status", "group_id", "status", "created_at"),)
+
+    id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    group_id: Mapped[str] = mapped_column(String(GROUP_LENGTH))
+    status: Mapped[str] = mapped_column(String(16))
+    mention: Mapped[str] = mapped_column(Text)
+    entity_type: Mapped[str] = mapped_column(String(32))
+    entity_id: Mapped[str | None] = mapped_column(String(ENTITY_ID_LENGTH))
+    decision: Mapped[str] = mapped_column(String(32))
+    score: Mapped[float] = mapped_column(Float)
+    candidates: Mapped[Any] = mapped_column(json_type())
+    episode_ids: Mapped[Any] = mapped_column(json_type())
+    alias_added: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    decided_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    decided_by: Mapped[str | None] = mapped_column(String(128))
+    outcome: Mapped[str | None] = mapped_column(Text)
+
+
+class EntityMergeRow(Base):
+    """Lineage of an entity merge: the exact prior state, so it can be undone."""
+
+    __tablename__ = "entity_merges"
+    __table_args__ = (Index("idx_merge_group_target", "group_id", "target_id"),)
+
+    id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    group_id: Mapped[str] = mapped_column(String(GROUP_LENGTH))
+    target_id: Mapped[str] = mapped_column(String(ENTITY_ID_LENGTH))
+    source_ids: Mapped[Any] = mapped_column(json_type())
+    snapshot: Mapped[Any] = mapped_column(json_type())
+    actor: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    undone_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+ALL_TABLES: tuple[str, ...] = ("documents", "chunks", "entity_mentions", "audit_log", "sync_state",
+                               "entity_block_keys", "resolution_reviews", "entity_merges",
+                               "api_keys")
 ALL_INDEXES: tuple[str, ...] = (
     "idx_document_source",
     "idx_document_modified",
@@ -200,4 +255,31 @@ ALL_INDEXES: tuple[str, ...] = (
     "idx_audit_entity",
     "idx_audit_time",
     "idx_audit_group",
+    "idx_block_key_entity",
+    "idx_review_group_status",
+    "idx_merge_group_target",
 )
+
+
+# --------------------------------------------------------------------------- security (0003)
+
+
+class ApiKeyRow(Base):
+    """An API key: only its SHA-256 is stored; ``prefix`` finds the row, the hash proves it.
+
+    ``tenant`` (not ``group_id``: keys are not tenant data) binds the key to one tenant;
+    NULL means every tenant. ``principals`` are the caller's identities for source ACLs.
+    """
+
+    __tablename__ = "api_keys"
+
+    id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    prefix: Mapped[str] = mapped_column(String(16), unique=True)
+    key_hash: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(255))
+    scopes: Mapped[list[str]] = mapped_column(json_type())
+    tenant: Mapped[str | None] = mapped_column(String(GROUP_LENGTH))
+    principals: Mapped[list[str]] = mapped_column(json_type())
+    rate_limit_per_minute: Mapped[int | None] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())

@@ -6,11 +6,12 @@ leaves this module. All SQL is built with the ORM/Core (bound parameters only).
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from alembic import command
 from alembic.config import Config
@@ -37,6 +38,10 @@ from knotwork.infra.sql.models import (
     EntityMentionRow,
     SyncStateRow,
 )
+
+if TYPE_CHECKING:
+    from knotwork.domain.backup import TableDump
+    from knotwork.infra.sql.api_keys import SqlApiKeyStore
 
 _UpsertInsert = postgresql.Insert | sqlite.Insert
 
@@ -208,6 +213,10 @@ class SqlDocumentStore:
     def _session(self) -> Iterator[Session]:
         with self._sessions.begin() as session:
             yield session
+
+    def transaction(self) -> contextlib.AbstractContextManager[Session]:
+        """One transaction on this store's database (for sibling SQL modules: resolution)."""
+        return self._session()
 
     # ------------------------------------------------------------------ schema
 
@@ -430,9 +439,26 @@ class SqlDocumentStore:
     # ------------------------------------------------------------------ tenants, lifecycle
 
     def delete_group(self, group_id: str) -> None:
-        with self._session() as session:
-            for model in (EntityMentionRow, ChunkRow, DocumentRow, AuditRow, SyncStateRow):
-                session.execute(delete(model).where(model.group_id == group_id))
+        from knotwork.infra.sql.backup import delete_tenant
+
+        delete_tenant(self._engine, group_id)  # every table with a group_id, children first
+
+    def api_keys(self) -> SqlApiKeyStore:
+        """The API-key table, on this store's engine."""
+        from knotwork.infra.sql.api_keys import SqlApiKeyStore
+
+        return SqlApiKeyStore(self._engine)
+
+    def dump(self, group_id: str) -> Iterator[TableDump]:
+        """The tenant's rows of every table (see ``infra.sql.backup``)."""
+        from knotwork.infra.sql.backup import dump_tenant
+
+        return dump_tenant(self._engine, group_id)
+
+    def restore(self, dumps: Iterable[TableDump]) -> dict[str, int]:
+        from knotwork.infra.sql.backup import restore_tenant
+
+        return restore_tenant(self._engine, dumps)
 
     def close(self) -> None:
         self._engine.dispose()

@@ -1,51 +1,92 @@
-"""Chunk-level extraction: mentions → local entities → relations with their sentences."""
+"""Chunk-level extraction: ensemble mentions → local entities → relations with their sentences."""
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import structlog
 
 from knotwork.domain.models import EntityType
-from knotwork.ingestion.extraction.mentions import KnownName, find_mentions
+from knotwork.ingestion.extraction.ensemble import Ensemble, VotePolicy, default_extractors
+from knotwork.ingestion.extraction.extractors import LlmVoteExtractor
 from knotwork.ingestion.extraction.relations import relations_in_sentence
-from knotwork.ingestion.extraction.types import ChunkExtraction, LocalEntity, LocalRelation, Mention
+from knotwork.ingestion.extraction.types import (
+    ChunkExtraction,
+    ChunkInput,
+    Extractor,
+    KnownName,
+    LlmChunkVotes,
+    LocalEntity,
+    LocalRelation,
+    Mention,
+)
 from knotwork.resolution.normalize import clean_display_name, normalize_name
 
-_WEIGHT = {"speaker": 3.0, "rule": 2.5, "gazetteer": 3.0, "known": 2.0, "spacy": 1.0, "coref": 0.5}
+if TYPE_CHECKING:
+    from knotwork.settings import Settings
+
+log = structlog.get_logger(__name__)
+
+_WEIGHT = {"speaker": 3.0, "user": 3.0, "rule": 2.5, "gazetteer": 3.0, "known": 2.0, "llm": 2.0,
+           "gliner": 1.5, "spacy": 1.0, "shape": 0.5, "coref": 0.5}
 _CONTRACTIONS = {"'m": " is", "’m": " is", "'ve": " has", "’ve": " has", "'ll": " will",
                  "’ll": " will", "'d": " would", "’d": " would"}
 _MARKUP = re.compile(r"^(?:[-*#>•]+\s*|\[[ xX]?\]\s*)+")
 _PREFIX = re.compile(r"^\s*(?:\[[^\]\n]{1,40}\]\s*)?[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,3}\s*(?:\([^)\n]{1,30}\))?\s*:\s+")
 
 
-class RuleBasedExtractor:
-    """spaCy NER + rules + coreference + dependency-free relation patterns. No LLM."""
+class EnsembleExtractor:
+    """The no-LLM extractor of ingestion: the entity ensemble (spaCy NER, rules, gazetteers,
+    Slack user table, known names, speakers, capitalisation, GLiNER when configured, the LLM's
+    votes when given), coreference, and rule relations between the voted mentions."""
 
-    name = "rules"
+    name = "ensemble"
 
-    def __init__(self, nlp: Any | None) -> None:
+    def __init__(self, nlp: Any | None, extra: Sequence[Extractor] = (),
+                 policy: VotePolicy = VotePolicy()) -> None:
         self._nlp = nlp
+        self._llm = LlmVoteExtractor()
+        self.ensemble = Ensemble([*default_extractors(nlp), *extra, self._llm], policy)
+        self.users: dict[str, str] = {}  # Slack handle / user id -> real name
+
+    @property
+    def nlp(self) -> Any | None:
+        return self._nlp
 
     def extract(
         self,
         texts: Sequence[str],
         known: Mapping[str, KnownName],
         context: Sequence[KnownName] = (),
+        llm: Sequence[LlmChunkVotes | None] | None = None,
     ) -> list[ChunkExtraction]:
+        """One ChunkExtraction per text. ``llm``: the LLM's votes per text, when configured."""
         docs: list[Any | None]
         if self._nlp is not None:
             docs = list(self._nlp.pipe(texts, batch_size=16))
         else:
             docs = [None] * len(texts)
-        return [self._one(text, doc, known, context) for text, doc in zip(texts, docs, strict=True)]
+        chunks = [ChunkInput(t, d, known, context, self.users) for t, d in zip(texts, docs, strict=True)]
+        self._llm.set_votes(llm or ())
+        try:
+            per_chunk = self.ensemble.mentions(chunks)
+        finally:
+            self._llm.set_votes(())
+        out = []
+        for i, (chunk, mentions) in enumerate(zip(chunks, per_chunk, strict=True)):
+            votes = llm[i] if llm is not None and i < len(llm) else None
+            out.append(self._one(chunk.text, chunk.doc, mentions, votes))
+        return out
 
     def names_in(self, text: str) -> list[str]:
         """Proper names a short text (a question) states: people, projects, teams, systems."""
         doc = self._nlp(text) if self._nlp is not None else None
+        chunk = ChunkInput(text, doc)
         out: list[str] = []
-        for m in find_mentions(text, doc, {}, ()):
+        for m in self.ensemble.mentions([chunk])[0]:
             words = m.text.split()
             strong = m.extractor in ("rule", "gazetteer") or (
                 m.extractor == "spacy" and len(words) >= 2 and m.type is EntityType.PERSON)
@@ -53,13 +94,12 @@ class RuleBasedExtractor:
                 out.append(clean_display_name(m.text))
         return out
 
-    def _one(
-        self, text: str, doc: Any | None, known: Mapping[str, KnownName], context: Sequence[KnownName]
-    ) -> ChunkExtraction:
-        mentions = find_mentions(text, doc, known, context)
+    def _one(self, text: str, doc: Any | None, mentions: list[Mention],
+             votes: LlmChunkVotes | None) -> ChunkExtraction:
         entities, index_of = _cluster(mentions)
         relations: list[LocalRelation] = []
-        for start, end in _sentences(text, doc):
+        sentences = _sentences(text, doc)
+        for start, end in sentences:
             inside = [m for m in mentions if m.start >= start and m.end <= end
                       and not (m.extractor == "speaker" and m.refers_to is None)]
             if len(inside) < 2:
@@ -72,8 +112,59 @@ class RuleBasedExtractor:
                 sentence_facts.add((s, t, hit.type))
                 fact = _fact_text(text, start, end, mentions)
                 relations.append(LocalRelation(s, t, hit.type, fact, hit.confidence, start, end))
+        if votes is not None and votes.relations:
+            relations += _llm_relations(text, votes, entities, sentences, mentions, relations)
         speaker = next((m.text for m in mentions if m.extractor == "speaker" and m.refers_to is None), None)
         return ChunkExtraction(entities, _drop_weaker_duplicates(relations), speaker)
+
+
+RuleBasedExtractor = EnsembleExtractor  # the name the rest of the code imported first
+
+
+def build_extractor(settings: Settings) -> EnsembleExtractor:
+    """The runtime's extractor: spaCy + rules + gazetteers (+ GLiNER when a model is set)."""
+    from knotwork.ingestion.extraction.gliner_extractor import GlinerExtractor
+    from knotwork.ingestion.extraction.spacy_model import load_spacy
+
+    extra: list[Extractor] = []
+    if settings.gliner_model_path:
+        extra.append(GlinerExtractor(settings.gliner_model_path, settings.gliner_threshold))
+    else:
+        log.info("gliner.skipped", reason="no model configured (KNOTWORK_GLINER_MODEL_PATH)")
+    return EnsembleExtractor(load_spacy(settings.spacy_model), extra)
+
+
+def _llm_relations(text: str, votes: LlmChunkVotes, entities: list[LocalEntity],
+                   sentences: list[tuple[int, int]], mentions: list[Mention],
+                   found: list[LocalRelation]) -> list[LocalRelation]:
+    """The LLM's relations between this chunk's entities (by name or alias), method "llm"."""
+    index: dict[str, int] = {}
+    for i, ent in enumerate(entities):
+        for name in (ent.name, *ent.aliases):
+            index.setdefault(normalize_name(name), i)
+    have = {(r.source, r.target, r.type): r for r in found}
+    out: list[LocalRelation] = []
+    for rel in votes.relations:
+        s, t = index.get(normalize_name(rel.source)), index.get(normalize_name(rel.target))
+        if s is None or t is None or s == t:
+            continue
+        same = have.get((s, t, rel.type))
+        if same is not None:  # the rules found it too: one fact, more confident
+            same.confidence = min(0.99, 1 - (1 - same.confidence) * (1 - rel.confidence))
+            continue
+        start, end = _sentence_of(entities[s], entities[t], sentences) or (0, len(text))
+        fact = rel.fact.strip() if rel.fact and rel.fact.strip() else _fact_text(text, start, end, mentions)
+        out.append(LocalRelation(s, t, rel.type, fact, rel.confidence, start, end, method="llm"))
+        have[(s, t, rel.type)] = out[-1]
+    return out
+
+
+def _sentence_of(a: LocalEntity, b: LocalEntity,
+                 sentences: list[tuple[int, int]]) -> tuple[int, int] | None:
+    for start, end in sentences:
+        if any(start <= m.start < end for m in a.mentions) and any(start <= m.start < end for m in b.mentions):
+            return start, end
+    return None
 
 
 def _sentences(text: str, doc: Any | None) -> list[tuple[int, int]]:

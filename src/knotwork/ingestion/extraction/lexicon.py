@@ -101,3 +101,16 @@ STOP_NAMES: frozenset[str] = frozenset(
 # vendor prefixes of technology names: "Apache Kafka" is "Kafka"
 VENDOR_PREFIXES: tuple[str, ...] = ("apache ", "amazon ", "aws ", "google ", "microsoft ", "azure ",
                                     "gcp ", "hashicorp ", "elastic ")
+
+# Function words and calendar words: never a name on their own, even capitalised.
+FUNCTION_WORDS: frozenset[str] = frozenset(
+    """a an the this that these those it its we our us you your they their them he she his her
+    i me my mine in on at to for from by with of and or but if so as is are was were be been
+    being has have had do does did will would can could should may might must shall not no yes
+    all any each every some both either neither what which who whom whose when where why how
+    there here then than also just only still now new old next last per via about after before
+    during over under into onto out up down off again once please thanks thank hi hello hey
+    ok okay sure great good nice cool lgtm fyi btw imo re cc pls done note notes update updates
+    january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday today tomorrow yesterday""".split()
+)

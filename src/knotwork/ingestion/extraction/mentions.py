@@ -1,7 +1,10 @@
-"""Entity mentions in a chunk: spaCy NER + rules + gazetteers + known names + speakers + coref.
+"""Candidate entity mentions of one chunk, one function per source (the ensemble's voters).
 
-Candidates from every source are merged by priority, so a precise rule span ("Billing
-Service") wins over a sloppy statistical one ("the Billing Service") where they overlap.
+Sources: spaCy NER (label mapped to the taxonomy), rules (project / team / system / company
+shapes, ticket ids, given-name + surname), the technology gazetteer, the Slack user table
+(handles and user ids), names already in the graph, speaker prefixes and capitalised
+proper-noun runs. ``ensemble.vote`` decides which candidates become mentions; coreference
+(``coref``) links pronouns and "the project" afterwards.
 """
 
 from __future__ import annotations
@@ -14,17 +17,26 @@ from knotwork.domain.models import EntityType
 from knotwork.ingestion.extraction.lexicon import (
     COMPANY_SUFFIXES,
     FIRST_NAMES,
+    FUNCTION_WORDS,
     PROJECT_WORDS,
     STOP_NAMES,
     SYSTEM_WORDS,
     TEAM_WORDS,
     TECHNOLOGIES,
 )
-from knotwork.ingestion.extraction.speakers import SpeakerTurn, first_person_spans, speaker_turns
-from knotwork.ingestion.extraction.types import Mention
+from knotwork.ingestion.extraction.speakers import SpeakerTurn, first_person_spans
+from knotwork.ingestion.extraction.types import KnownName, Mention
 from knotwork.resolution.normalize import clean_display_name, normalize_name
 
-_PRIORITY = {"speaker": 6, "rule": 5, "gazetteer": 5, "known": 4, "spacy": 3, "coref": 2}
+__all__ = ["KnownName", "find_mentions", "rule_type"]
+
+# span precision of each source: where candidates overlap, the higher one gives the span
+PRIORITY = {"speaker": 6, "user": 6, "rule": 5, "gazetteer": 5, "known": 4, "llm": 3.5,
+            "gliner": 3.2, "spacy": 3, "coref": 2, "shape": 1}
+# spaCy has no calibrated scores: a prior per label (how often the small model is right)
+_SPACY_CONFIDENCE: Mapping[str, float] = {"PERSON": 0.75, "GPE": 0.75, "ORG": 0.65, "LOC": 0.7,
+                                          "FAC": 0.6, "PRODUCT": 0.55, "EVENT": 0.6,
+                                          "WORK_OF_ART": 0.5, "LAW": 0.5}
 
 _SPACY_TYPES: Mapping[str, EntityType] = {
     "PERSON": EntityType.PERSON,
@@ -65,32 +77,6 @@ _COMPANY_RE = re.compile(
     + "|".join(re.escape(s) for s in sorted(COMPANY_SUFFIXES)) + r"))(?![\w])"
 )
 _PERSON_RE = re.compile(r"\b([A-Z][a-z]+)\s+((?:[A-Z]\.\s+)?(?:O'|Mc|Mac)?[A-Z][a-zA-Z'’-]+)\b")
-_COREF_RE = re.compile(
-    r"\b(?:the|this|that|our|their|your)\s+(project|initiative|program|programme|team|squad|"
-    r"company|organization|organisation|firm|org|service|system|platform|product)\b"
-    r"(?!\s+(?:manager|managers|owner|owners|lead|leads|leader|leadership|management|member|"
-    r"members|engineer|engineers|designer|designers|director|team)\b)",
-    re.IGNORECASE,
-)
-_PRONOUN_RE = re.compile(r"\b(he|she|He|She)\b")
-_COREF_TARGET: Mapping[str, tuple[EntityType | None, str | None]] = {
-    "project": (None, "PROJECT"), "initiative": (None, "PROJECT"), "program": (None, "PROJECT"),
-    "programme": (None, "PROJECT"), "team": (None, "TEAM"), "squad": (None, "TEAM"),
-    "company": (EntityType.ORGANIZATION, None), "organization": (EntityType.ORGANIZATION, None),
-    "organisation": (EntityType.ORGANIZATION, None), "firm": (EntityType.ORGANIZATION, None),
-    "org": (EntityType.ORGANIZATION, None), "service": (None, "SYSTEM"),
-    "system": (None, "SYSTEM"), "platform": (None, "SYSTEM"), "product": (EntityType.PRODUCT, None),
-}
-
-
-@dataclass(frozen=True, slots=True)
-class KnownName:
-    """An entity already in the graph, matched by name in new text."""
-
-    name: str
-    type: EntityType
-    subtype: str | None
-
 
 _CODE = re.compile(r"^[A-Z][A-Z0-9]{1,9}-\d+$")
 _CODE_IN_TEXT = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d+\b")
@@ -118,10 +104,6 @@ def rule_type(text: str) -> tuple[EntityType, str | None] | None:
     return None
 
 
-def _code_free(text: str) -> bool:
-    return _CODE.match(text) is None
-
-
 def _plausible(text: str) -> bool:
     cleaned = clean_display_name(text)
     if len(cleaned) < 2 or "\n" in text or len(cleaned.split()) > 6:
@@ -131,7 +113,8 @@ def _plausible(text: str) -> bool:
     return not cleaned.replace(" ", "").isdigit()
 
 
-def _spacy_mentions(doc: object) -> list[Mention]:
+def spacy_mentions(doc: object) -> list[Mention]:
+    """spaCy's entities mapped to the taxonomy: the statistical model's vote, nothing more."""
     out: list[Mention] = []
     full_text: str = doc.text  # type: ignore[attr-defined]  # spaCy rebuilds it on each access
     for ent in doc.ents:  # type: ignore[attr-defined]
@@ -139,55 +122,75 @@ def _spacy_mentions(doc: object) -> list[Mention]:
         if etype is None or not _plausible(ent.text):
             continue
         start, end = ent.start_char, ent.end_char
-        # drop a leading article the model included
-        lead = re.match(r"(?i)(the|a|an)\s+", ent.text)
+        lead = re.match(r"(?i)(the|a|an)\s+", ent.text)  # a leading article the model included
         if lead:
             start += lead.end()
-        text = full_text[start:end]
-        text = re.sub(r"(?:'s|’s)$", "", text)
-        end = start + len(text)
-        subtype = None
-        implied = rule_type(text)
-        if implied is not None:
-            etype, subtype = implied
-        elif (" " not in text and text.lower() in FIRST_NAMES
-              and etype not in (EntityType.LOCATION, EntityType.PERSON)):
-            etype = EntityType.PERSON
-        out.append(Mention(start, end, text, etype, 0.7, "spacy", subtype))
+        text = re.sub(r"(?:'s|’s)$", "", full_text[start:end])
+        out.append(Mention(start, start + len(text), text, etype,
+                           _SPACY_CONFIDENCE.get(ent.label_, 0.6), "spacy"))
     return out
 
 
-def _regex_mentions(text: str) -> list[Mention]:
+def gazetteer_mentions(text: str) -> list[Mention]:
+    """Technologies of the curated list (ambiguous words only inside multi-word names)."""
+    return [Mention(m.start(), m.end(), m.group(0), EntityType.TECHNOLOGY, 0.95, "gazetteer")
+            for m in _TECH_RE.finditer(text)]
+
+
+_SHAPED = ((_TEAM_RE, EntityType.ORGANIZATION, "TEAM", 0.92),
+           (_SYSTEM_RE, EntityType.PRODUCT, "SYSTEM", 0.88),
+           (_COMPANY_RE, EntityType.ORGANIZATION, None, 0.9))
+
+
+def rule_mentions(text: str) -> list[Mention]:
+    """Name shapes statistical NER misses or mistypes in enterprise text."""
     out: list[Mention] = []
-    for m in _TECH_RE.finditer(text):
-        out.append(Mention(m.start(), m.end(), m.group(0), EntityType.TECHNOLOGY, 0.9, "gazetteer"))
     for m in _PROJECT_RE.finditer(text):
-        out.append(Mention(m.start(), m.end(), m.group(0), EntityType.PRODUCT, 0.9, "rule", "PROJECT"))
+        out.append(Mention(m.start(), m.end(), m.group(0), EntityType.PRODUCT, 0.95, "rule", "PROJECT"))
     for m in _PROJECT_SUFFIX_RE.finditer(text):
-        name = f"Project {m.group(1)}"
         out.append(Mention(m.start(1), m.end(0), m.group(0)[m.start(1) - m.start(0):],
-                           EntityType.PRODUCT, 0.85, "rule", "PROJECT", refers_to=name))
-    for regex, etype, subtype in (
-        (_TEAM_RE, EntityType.ORGANIZATION, "TEAM"),
-        (_SYSTEM_RE, EntityType.PRODUCT, "SYSTEM"),
-        (_COMPANY_RE, EntityType.ORGANIZATION, None),
-    ):
+                           EntityType.PRODUCT, 0.9, "rule", "PROJECT", refers_to=f"Project {m.group(1)}"))
+    for regex, etype, subtype, confidence in _SHAPED:
         for m in regex.finditer(text):
             if _plausible(m.group(1)):
-                out.append(Mention(m.start(1), m.end(1), m.group(1), etype, 0.85, "rule", subtype))
+                out.append(Mention(m.start(1), m.end(1), m.group(1), etype, confidence, "rule", subtype))
     for m in _CODE_IN_TEXT.finditer(text):
-        out.append(Mention(m.start(), m.end(), m.group(0), EntityType.CONCEPT, 0.9, "rule", "IDENTIFIER"))
+        out.append(Mention(m.start(), m.end(), m.group(0), EntityType.CONCEPT, 0.95, "rule", "IDENTIFIER"))
     for m in _PERSON_RE.finditer(text):
         first, last = m.group(1), m.group(2)
         if first.lower() in FIRST_NAMES and last not in TEAM_WORDS | SYSTEM_WORDS | PROJECT_WORDS:
-            out.append(Mention(m.start(), m.end(), m.group(0), EntityType.PERSON, 0.85, "rule"))
+            out.append(Mention(m.start(), m.end(), m.group(0), EntityType.PERSON, 0.88, "rule"))
+    return out
+
+
+_HANDLE_RE = re.compile(r"(?<![\w@])@([A-Za-z][\w.-]{1,40}[A-Za-z0-9])|\b(U[A-Z0-9]{8,10})\b")
+
+
+def user_mentions(text: str, users: Mapping[str, str], known: Mapping[str, KnownName]) -> list[Mention]:
+    """Slack handles and user ids, mapped to people through the user table or the graph.
+
+    ``@priya.raman`` / ``@praman`` / ``U024BE7LH``: the table (handle or id -> real name) first;
+    else a known person whose normalised name is the handle's words.
+    """
+    out: list[Mention] = []
+    lowered_users = {k.lower().lstrip("@"): v for k, v in users.items()}
+    for m in _HANDLE_RE.finditer(text):
+        handle = (m.group(1) or m.group(2) or "").lower()
+        name = lowered_users.get(handle)
+        if name is None and m.group(1):
+            hit = known.get(" ".join(re.split(r"[._-]+", handle)))
+            if hit is not None and hit.type is EntityType.PERSON:
+                name = hit.name
+        if name is not None:
+            out.append(Mention(m.start(), m.end(), m.group(0), EntityType.PERSON, 0.97, "user",
+                               refers_to=name))
     return out
 
 
 _WORD_RE = re.compile(r"[A-Za-z0-9][\w.+#&'’-]*")
 
 
-def _known_mentions(text: str, known: Mapping[str, KnownName]) -> list[Mention]:
+def known_mentions(text: str, known: Mapping[str, KnownName]) -> list[Mention]:
     """Names of entities already in the graph, found as 1-4 word sequences."""
     if not known:
         return []
@@ -205,82 +208,46 @@ def _known_mentions(text: str, known: Mapping[str, KnownName]) -> list[Mention]:
                 continue
             hit = known.get(normalize_name(span))
             if hit is not None and span.lower() not in STOP_NAMES:
-                out.append(Mention(first.start(), last.end(), span, hit.type, 0.8, "known",
+                out.append(Mention(first.start(), last.end(), span, hit.type, 0.93, "known",
                                    hit.subtype, refers_to=hit.name))
                 break
     return out
 
 
-def _merge(candidates: list[Mention]) -> list[Mention]:
-    ranked = sorted(candidates, key=lambda m: (-_PRIORITY[m.extractor], -(m.end - m.start), m.start))
-    taken: list[Mention] = []
-    for cand in ranked:
-        if all(cand.end <= t.start or cand.start >= t.end for t in taken):
-            taken.append(cand)
-    return sorted(taken, key=lambda m: m.start)
+def speaker_mentions(text: str, turns: Sequence[SpeakerTurn]) -> list[Mention]:
+    """Speaker prefixes ("Alice Chen(user): …") name a person."""
+    return [Mention(t.name_start, t.name_end, t.name, EntityType.PERSON, 0.97, "speaker")
+            for t in turns]
 
 
-def _speaker_mentions(text: str, turns: Sequence[SpeakerTurn]) -> list[Mention]:
+def first_person_mentions(text: str, turns: Sequence[SpeakerTurn]) -> list[Mention]:
+    """I / my / we in a speaker's turn refer to the speaker (links, not votes)."""
+    return [Mention(start, end, word, EntityType.PERSON, 0.9, "speaker", refers_to=turn.name)
+            for turn in turns for start, end, word in first_person_spans(text, turn)]
+
+
+_CAP_RUN_RE = re.compile(r"(?<![\w@#/.-])[A-Z][\w&'’.+-]*(?:[ \t]+(?:of[ \t]+|&[ \t]+)?[A-Z][\w&'’.+-]*)*")
+
+
+def shape_mentions(text: str) -> list[Mention]:
+    """Capitalised word runs (leading function words dropped): a weak, untyped vote.
+
+    It corroborates a span other extractors type; alone it never passes the vote.
+    """
     out: list[Mention] = []
-    for turn in turns:
-        out.append(Mention(turn.name_start, turn.name_end, turn.name, EntityType.PERSON, 0.95,
-                           "speaker"))
-        for start, end, word in first_person_spans(text, turn):
-            out.append(Mention(start, end, word, EntityType.PERSON, 0.9, "speaker",
-                               refers_to=turn.name))
-    return out
-
-
-def _coref_mentions(
-    text: str, found: list[Mention], context: Sequence[KnownName]
-) -> list[Mention]:
-    out: list[Mention] = []
-    for m in _COREF_RE.finditer(text):
-        if any(not (m.end() <= f.start or m.start() >= f.end) for f in found):
+    for m in _CAP_RUN_RE.finditer(text):
+        words = list(re.finditer(r"\S+", m.group(0)))
+        while words and words[0].group(0).lower().strip(".'’") in FUNCTION_WORDS:
+            words.pop(0)
+        while words and words[-1].group(0).lower() in {"of", "&"}:
+            words.pop()
+        if not words:
             continue
-        want_type, want_sub = _COREF_TARGET[m.group(1).lower()]
-
-        def fits(etype: EntityType, subtype: str | None) -> bool:
-            if want_sub is not None:
-                return subtype == want_sub
-            return etype == want_type and subtype != "TEAM"
-
-        target: str | None = None
-        for prior in reversed([f for f in found if f.end <= m.start()]):
-            if fits(prior.type, prior.subtype):
-                target = prior.refers_to or prior.text
-                break
-        if target is None:
-            for ctx in context:
-                if fits(ctx.type, ctx.subtype):
-                    target = ctx.name
-                    break
-        if target is not None:
-            etype = want_type or (EntityType.ORGANIZATION if want_sub == "TEAM" else EntityType.PRODUCT)
-            out.append(Mention(m.start(), m.end(), m.group(0), etype, 0.6, "coref", want_sub,
-                               refers_to=target))
-    for m in _PRONOUN_RE.finditer(text):
-        window = [f for f in found if f.end <= m.start() and m.start() - f.end < 300]
-        people = [f for f in window if f.type is EntityType.PERSON and f.extractor != "speaker"]
-        if people:
-            # the subject of the latest sentence naming a person: its first person mention
-            boundary = max(text.rfind(". ", 0, people[-1].start), text.rfind("\n", 0, people[-1].start))
-            ref = next(p for p in people if p.start > boundary)
-            out.append(Mention(m.start(), m.end(), m.group(0), EntityType.PERSON, 0.55, "coref",
-                               refers_to=ref.refers_to or ref.text))
-    return out
-
-
-def _given_name_mentions(text: str, found: list[Mention]) -> list[Mention]:
-    """A lone given name ("Priya") where the chunk also names the full person."""
-    out: list[Mention] = []
-    for m in found:
-        words = (m.refers_to or m.text).split()
-        if m.type is not EntityType.PERSON or len(words) < 2 or m.extractor == "coref":
+        start, end = m.start() + words[0].start(), m.start() + words[-1].end()
+        span = text[start:end].rstrip(".'’")
+        if len(span) < 2 or not _plausible(span):
             continue
-        for hit in re.finditer(r"\b" + re.escape(words[0]) + r"\b(?!\s+[A-Z])", text):
-            out.append(Mention(hit.start(), hit.end(), hit.group(0), EntityType.PERSON, 0.75,
-                               "rule", refers_to=m.refers_to or m.text))
+        out.append(Mention(start, start + len(span), span, EntityType.CONCEPT, 0.5, "shape"))
     return out
 
 
@@ -289,14 +256,12 @@ def find_mentions(
     doc: object | None,
     known: Mapping[str, KnownName],
     context: Sequence[KnownName] = (),
+    extra: Sequence[Mention] = (),
 ) -> list[Mention]:
-    """All entity mentions of one chunk, non-overlapping, in text order."""
-    turns = speaker_turns(text)
-    candidates = _speaker_mentions(text, turns) + _regex_mentions(text)
-    candidates += _known_mentions(text, known)
-    if doc is not None:
-        candidates += _spacy_mentions(doc)
-    merged = _merge(candidates)
-    merged = _merge(merged + _given_name_mentions(text, merged))
-    merged += _coref_mentions(text, merged, context)
-    return sorted(_merge(merged), key=lambda m: m.start)
+    """All entity mentions of one chunk after the ensemble vote and coreference, in order.
+
+    ``extra``: candidates of further extractors (GLiNER, the LLM) for this chunk.
+    """
+    from knotwork.ingestion.extraction.ensemble import ensemble_mentions
+
+    return ensemble_mentions(text, doc, known, context, extra=extra)

@@ -18,7 +18,7 @@ from typing import Any
 
 from knotwork.domain.models import RawDocument, SourceSystem
 from knotwork.domain.timeutil import from_iso
-from knotwork.ingestion.loaders.errors import LoaderError
+from knotwork.ingestion.loaders.errors import MAX_DOCUMENT_CHARS, LoaderError
 from knotwork.ingestion.loaders.xhtml import html_to_text
 
 __all__ = [
@@ -213,11 +213,13 @@ def page_to_document(
     )
 
 
-def load_confluence(path: Path) -> tuple[list[RawDocument], int]:
+def load_confluence(path: Path, *, max_chars: int = MAX_DOCUMENT_CHARS,
+                    notes: list[str] | None = None) -> tuple[list[RawDocument], int]:
     """Load a directory (or one JSON file) of Confluence pages.
 
     Returns ``(documents, skipped)``: skipped counts non-current pages, pages without
-    text, and JSON values that are not pages.
+    text, JSON values that are not pages, and pages whose body is over ``max_chars``
+    characters (each of those also gets a line in ``notes``).
     """
     if not path.exists():
         raise LoaderError(f"path does not exist: {path}")
@@ -238,6 +240,14 @@ def load_confluence(path: Path) -> tuple[list[RawDocument], int]:
         for page in pages:
             if not is_current(page) or not looks_like_page(page):
                 skipped += 1
+                continue
+            size = len(_storage_value(page))
+            if size > max_chars:
+                skipped += 1
+                if notes is not None:
+                    notes.append(f"Confluence page {_str(page.get('id'))} "
+                                 f"{_str(page.get('title')) or ''!r}: body of {size:,} "
+                                 f"characters is over the {max_chars:,} limit")
                 continue
             document = page_to_document(page, users, base)
             if document is None:

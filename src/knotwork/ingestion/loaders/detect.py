@@ -20,7 +20,7 @@ from knotwork.ingestion.loaders.confluence import (
     page_objects,
     read_json,
 )
-from knotwork.ingestion.loaders.errors import LoaderError
+from knotwork.ingestion.loaders.errors import MAX_DOCUMENT_CHARS, LoaderError
 from knotwork.ingestion.loaders.files import SUPPORTED_SUFFIXES, load_files
 from knotwork.ingestion.loaders.slack import find_slack_root, load_slack
 
@@ -42,6 +42,7 @@ class LoadResult(BaseModel):
     kind: SourceKind
     documents: list[RawDocument] = Field(default_factory=list)
     skipped: int = 0
+    notes: list[str] = Field(default_factory=list)  # skipped-and-reported items, one line each
 
 
 def _has_pages(data: object) -> bool:
@@ -117,27 +118,38 @@ def _sub_exports(path: Path) -> list[Path]:
     return found if len(found) >= 2 else []
 
 
-def load_path(path: Path) -> LoadResult:
-    """Detect the kind of ``path`` and load it into ``RawDocument``s."""
+def load_path(path: Path, *, max_chars: int = MAX_DOCUMENT_CHARS) -> LoadResult:
+    """Detect the kind of ``path`` and load it into ``RawDocument``s.
+
+    Items over ``max_chars`` characters, binary files and Slack user ids without a name are
+    skipped or kept raw and reported in ``notes``; a malformed export is a ``LoaderError``."""
     path = Path(path).expanduser()
     if not path.exists():
         raise LoaderError(f"path does not exist: {path}")
     parts = _sub_exports(path)
     if parts:
-        loaded = [load_path(sub) for sub in parts]
+        loaded = [load_path(sub, max_chars=max_chars) for sub in parts]
         return LoadResult(kind=SourceKind.MIXED,
                           documents=[d for r in loaded for d in r.documents],
-                          skipped=sum(r.skipped for r in loaded))
+                          skipped=sum(r.skipped for r in loaded),
+                          notes=[n for r in loaded for n in r.notes])
     kind = detect_kind(path)
+    notes: list[str] = []
     if kind is SourceKind.SLACK:
-        documents, skipped = load_slack(path)
+        documents, skipped = load_slack(path, notes=notes)
     elif kind is SourceKind.CONFLUENCE:
-        documents, skipped = load_confluence(path)
+        documents, skipped = load_confluence(path, max_chars=max_chars, notes=notes)
     else:
-        documents, skipped = load_files(path)
+        documents, skipped = load_files(path, max_chars=max_chars, notes=notes)
         if not documents:
             raise LoaderError(
                 f"nothing ingestible in {path}: {skipped} file(s) skipped "
                 "(empty or unsupported type)"
             )
-    return LoadResult(kind=kind, documents=documents, skipped=skipped)
+    kept = [d for d in documents if len(d.content) <= max_chars]
+    for d in documents:
+        if len(d.content) > max_chars:
+            notes.append(f"{d.source_system.value} {d.source_id} {d.title!r}: {len(d.content):,} "
+                         f"characters is over the {max_chars:,} limit")
+    return LoadResult(kind=kind, documents=kept, skipped=skipped + len(documents) - len(kept),
+                      notes=notes)

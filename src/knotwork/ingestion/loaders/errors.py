@@ -12,3 +12,12 @@ class LoaderError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+MAX_DOCUMENT_CHARS = 5_000_000  # Settings.max_document_chars: longer items are skipped
+BINARY_PROBE_BYTES = 8192
+
+
+def looks_binary(head: bytes) -> bool:
+    """A NUL byte in the first bytes: not a text file (UTF-16 files are not supported)."""
+    return b"\x00" in head[:BINARY_PROBE_BYTES]

@@ -13,7 +13,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from knotwork.domain.models import RawDocument, SourceSystem
-from knotwork.ingestion.loaders.errors import LoaderError
+from knotwork.ingestion.loaders.errors import (
+    BINARY_PROBE_BYTES,
+    MAX_DOCUMENT_CHARS,
+    LoaderError,
+    looks_binary,
+)
 from knotwork.ingestion.loaders.xhtml import convert_html
 
 __all__ = ["HTML_SUFFIXES", "SUPPORTED_SUFFIXES", "TEXT_SUFFIXES", "load_files"]
@@ -106,13 +111,34 @@ def _candidates(path: Path) -> list[Path]:
     return found
 
 
-def load_files(path: Path) -> tuple[list[RawDocument], int]:
-    """Load one file or a directory tree; returns ``(documents, skipped_files)``."""
+def _unreadable(file: Path, max_chars: int) -> str | None:
+    """Why ``file`` is skipped (binary content, too large), or None."""
+    size = file.stat().st_size
+    if size > max_chars:
+        return f"{size:,} bytes is over the {max_chars:,} character limit"
+    with file.open("rb") as handle:
+        if looks_binary(handle.read(BINARY_PROBE_BYTES)):
+            return "binary content, not text"
+    return None
+
+
+def load_files(path: Path, *, max_chars: int = MAX_DOCUMENT_CHARS,
+               notes: list[str] | None = None) -> tuple[list[RawDocument], int]:
+    """Load one file or a directory tree; returns ``(documents, skipped_files)``.
+
+    Binary and over-long files are skipped with a line in ``notes`` (one such file given
+    alone is an error)."""
     if not path.exists():
         raise LoaderError(f"path does not exist: {path}")
     if path.is_file():
         if path.suffix.lower() not in SUPPORTED_SUFFIXES:
             raise LoaderError(f"unsupported file type {path.suffix or '(none)'}: {path.name}")
+        try:
+            reason = _unreadable(path, max_chars)
+        except OSError as exc:
+            raise LoaderError(f"cannot read {path.name}: {exc.strerror or exc}") from exc
+        if reason is not None:
+            raise LoaderError(f"cannot ingest {path.name}: {reason}")
         try:
             document = _document(path, path.parent)
         except OSError as exc:
@@ -125,9 +151,12 @@ def load_files(path: Path) -> tuple[list[RawDocument], int]:
             skipped += 1
             continue
         try:
-            document = _document(file, path)
-        except OSError:
-            document = None
+            reason = _unreadable(file, max_chars)
+            document = None if reason else _document(file, path)
+        except OSError as exc:
+            reason, document = f"cannot read: {exc.strerror or exc}", None
+        if reason is not None and notes is not None:
+            notes.append(f"{file.relative_to(path).as_posix()}: {reason}")
         if document is None:
             skipped += 1
         else:

@@ -35,6 +35,8 @@ __all__ = [
 CHANNELS_FILE = "channels.json"
 _DAY_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}\.json$")
 _MARKUP = re.compile(r"<([^<>\n]*)>")
+_USER_MENTION = re.compile(r"<@([A-Z0-9]+)>")  # without a |label
+_LISTED_IDS = 5
 _NOISE_SUBTYPES = frozenset(
     {
         "channel_join",
@@ -273,7 +275,24 @@ def _channel_list(files: _Files) -> list[tuple[str, str]]:
     return channels
 
 
-def _load_export(files: _Files) -> tuple[list[RawDocument], int]:
+def unknown_user_ids(messages: Iterable[Mapping[str, Any]], users: Mapping[str, str]) -> list[str]:
+    """User ids that messages are from or mention but ``users`` cannot name (shown raw)."""
+    unknown: dict[str, None] = {}
+    for message in messages:
+        if _is_noise(message):
+            continue
+        author = _str(message.get("user"))
+        profile = message.get("user_profile")
+        if author and author not in users and not isinstance(profile, dict):
+            unknown[author] = None
+        for user_id in _USER_MENTION.findall(_str(message.get("text"))):
+            if user_id not in users:
+                unknown[user_id] = None
+    return list(unknown)
+
+
+def _load_export(files: _Files, notes: list[str] | None = None
+                 ) -> tuple[list[RawDocument], int]:
     users: dict[str, str] = {}
     if files.exists("users.json"):
         users = user_names(parse_json_bytes(files.read("users.json"), "users.json"))
@@ -291,6 +310,11 @@ def _load_export(files: _Files) -> tuple[list[RawDocument], int]:
             messages.extend(item for item in (data if isinstance(data, list) else [])
                             if isinstance(item, dict))
         found, dropped = channel_documents(channel, channel_id, messages, users, channel_names)
+        missing = unknown_user_ids(messages, users)
+        if missing and notes is not None:
+            listed = ", ".join(missing[:_LISTED_IDS]) + (" …" if len(missing) > _LISTED_IDS else "")
+            notes.append(f"#{channel}: {len(missing)} user id(s) not in users.json ({listed}); "
+                         "kept as raw ids")
         documents.extend(found)
         skipped += dropped
     return documents, skipped
@@ -362,21 +386,23 @@ def _thread_document(
     )
 
 
-def load_slack(path: Path) -> tuple[list[RawDocument], int]:
-    """Load a Slack export directory or .zip; returns ``(documents, skipped_messages)``."""
+def load_slack(path: Path, *, notes: list[str] | None = None) -> tuple[list[RawDocument], int]:
+    """Load a Slack export directory or .zip; returns ``(documents, skipped_messages)``.
+
+    User ids no ``users.json`` entry names are kept raw and reported in ``notes``."""
     if not path.exists():
         raise LoaderError(f"path does not exist: {path}")
     if path.is_dir():
         root = find_slack_root(path)
         if root is None:
             raise LoaderError(f"not a Slack export (no {CHANNELS_FILE}): {path}")
-        return _load_export(_DirFiles(root))
+        return _load_export(_DirFiles(root), notes)
     try:
         with zipfile.ZipFile(path) as archive:
             prefix = _zip_prefix(archive)
             if prefix is None:
                 raise LoaderError(f"not a Slack export (no {CHANNELS_FILE} in zip): {path}")
-            return _load_export(_ZipFiles(archive, prefix, path.name))
+            return _load_export(_ZipFiles(archive, prefix, path.name), notes)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError) as exc:
         raise LoaderError(f"corrupt or unreadable zip archive: {path}") from exc
     except OSError as exc:

@@ -8,11 +8,15 @@ from contextlib import asynccontextmanager
 from http import HTTPStatus
 
 import structlog
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from knotwork.observability.metrics import render_latest
+from knotwork.observability.tracing import configure_tracing
+from knotwork.services.api.auth import Authenticator, authorize
+from knotwork.services.api.middleware import OpsMiddleware, is_store_outage
 from knotwork.settings import Settings
 
 PROBLEM = "application/problem+json"
@@ -27,9 +31,15 @@ def problem(status: int, title: str, detail: str) -> JSONResponse:
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
-    from knotwork.services.api import community_routes, graphrag_routes, routes
+    from knotwork.services.api import (
+        community_routes,
+        graph_routes,  # retrieval helper: /v1/graph/*
+        graphrag_routes,
+        routes,
+    )
 
     settings = settings or Settings()
+    configure_tracing(settings.otel_endpoint)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -39,13 +49,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
         kw = await anyio.to_thread.run_sync(Knotwork, settings)
         app.state.knotwork = kw
+        app.state.auth = Authenticator(settings, kw.runtime.documents.api_keys())
         app.state.write_lock = threading.Lock()
         try:
             yield
         finally:
             await anyio.to_thread.run_sync(kw.close)
 
-    app = FastAPI(title="Knotwork", version="0.1.0", lifespan=lifespan)
+    app = FastAPI(title="Knotwork", version="0.1.0", lifespan=lifespan,
+                  dependencies=[Depends(authorize)])
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -66,10 +78,24 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.exception_handler(Exception)
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
+        if is_store_outage(exc):  # a store is down: nothing was half-written; try again later
+            log.warning("api.store_unavailable", error=type(exc).__name__)
+            response = problem(503, "Service Unavailable",
+                               f"a backing store is unavailable ({type(exc).__name__}); retry later")
+            response.headers["Retry-After"] = str(settings.retry_after_s)
+            return response
         log.exception("api.unhandled_error")
         return problem(500, "Internal Server Error", type(exc).__name__)
+
+    @app.get("/metrics", include_in_schema=False)
+    def metrics() -> Response:
+        body, content_type = render_latest()
+        return Response(content=body, media_type=content_type)
+
+    app.add_middleware(OpsMiddleware, max_body_bytes=settings.max_request_bytes)
 
     app.include_router(routes.router)
     app.include_router(graphrag_routes.router)
     app.include_router(community_routes.router)
+    app.include_router(graph_routes.router)
     return app

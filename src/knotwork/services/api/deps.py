@@ -11,9 +11,11 @@ from knotwork.core import Knotwork
 
 
 def _kw(request: Request) -> Knotwork:
+    """The app's instance; for a key bound to a tenant, a view defaulting to that tenant."""
     kw = request.app.state.knotwork
     assert isinstance(kw, Knotwork)
-    return kw
+    tenant = getattr(request.state, "tenant", None)
+    return kw.for_tenant(tenant) if tenant else kw
 
 
 KW = Annotated[Knotwork, Depends(_kw)]

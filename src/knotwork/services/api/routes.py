@@ -89,7 +89,13 @@ class ResolveRequest(BaseModel):
 
 @router.get("/healthz")
 def healthz(kw: KW) -> dict[str, str]:
-    kw.runtime.graph.counts(kw.settings.group)
+    """Ready when every store answers (a store that is down gives 503 with Retry-After)."""
+    from knotwork.domain.ports import Collection
+
+    group = kw.settings.group
+    kw.runtime.graph.counts(group)
+    kw.runtime.documents.counts(group)
+    kw.runtime.vectors.count(Collection.ENTITIES, group)
     return {"status": "ok"}
 
 

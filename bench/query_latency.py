@@ -1,0 +1,130 @@
+"""Query latency per mode on the embedded stack over a synthetic graph, cache cold and warm.
+
+    .venv/bin/python -m bench.query_latency [--entities 10000] [--facts 30000] [--queries 50]
+        [--modes local,global,drift,auto] [--embedder hashing|minilm] [--keep DIR]
+        [--cache-url redis://127.0.0.1:6379/0]
+
+The graph is written straight through the stores (``bench.synthetic_graph``: entities, facts,
+chunks, mentions, vectors), not through extraction. Then, per mode, the same questions are
+asked three times: cache off, cache cold (empty cache, results stored) and cache warm (every
+question a hit). p50 / p95 (nearest rank) in ms per pass; ``answered`` is the share of local
+answers naming the expected entity. The default ``hashing`` embedder writes 100k+ vectors in
+minutes; ``minilm`` is the real model (query embedding included, ~10 ms per question).
+A JSON line goes to ``bench/results/query_latency.jsonl``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from bench.synthetic_graph import generate, write
+from knotwork import Knotwork, Settings
+from knotwork.domain.models import QueryMode
+
+HERE = Path(__file__).parent
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, min(len(ordered) - 1, round(q * len(ordered) + 0.5) - 1))]
+
+
+def _time(kw: Knotwork, questions: list[tuple[str, str]], mode: QueryMode) -> tuple[list[float], int]:
+    out: list[float] = []
+    hits = 0
+    for q, expected in questions:
+        start = time.perf_counter()
+        result = kw.query(q, mode=mode)
+        out.append((time.perf_counter() - start) * 1000)
+        hits += expected.lower() in result.answer.lower()
+    return out, hits
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--entities", type=int, default=10_000)
+    p.add_argument("--facts", type=int, default=30_000)
+    p.add_argument("--queries", type=int, default=50)
+    p.add_argument("--modes", default="local,global,drift,auto")
+    p.add_argument("--embedder", default="hashing", choices=["hashing", "minilm"])
+    p.add_argument("--cache-url", default="redis://127.0.0.1:6379/0")
+    p.add_argument("--keep", type=Path, default=None, help="build (or reuse) the store here")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--no-record", action="store_true")
+    args = p.parse_args()
+    data_dir = args.keep or Path(tempfile.mkdtemp(prefix="kw-latency-"))
+    prefix = f"kwbench:{secrets.token_hex(4)}:"
+    settings = Settings(data_dir=data_dir, embedder=args.embedder, cache_url=args.cache_url,  # type: ignore[arg-type]
+                        cache_prefix=prefix, group="bench")
+    record: dict[str, object] = {"entities": args.entities, "facts": args.facts, "embedder": args.embedder,
+                                 "queries": args.queries}
+    graph, chunk_facts = generate("bench", args.entities, args.facts, args.seed)
+    questions = graph.questions(args.queries, args.seed)
+    reuse = args.keep is not None and (args.keep / "built.marker").exists()
+    try:
+        with Knotwork(settings) as kw:
+            if not reuse:
+                start = time.perf_counter()
+                with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                              TimeElapsedColumn()) as bar:
+                    tasks = {"entities": bar.add_task("entities", total=len(graph.entities)),
+                             "facts": bar.add_task("facts", total=len(graph.facts))}
+                    write(kw.runtime, "bench", graph, chunk_facts,
+                          progress=lambda what, n: bar.advance(tasks[what], n))
+                record["write_s"] = round(time.perf_counter() - start, 1)
+                if args.keep:
+                    (args.keep / "built.marker").write_text("ok")
+            counts = kw.runtime.graph.counts("bench")
+            record["graph_entities"], record["graph_facts"] = counts.entities, counts.facts
+            modes = [QueryMode(m) for m in args.modes.split(",")]
+            if any(m in (QueryMode.GLOBAL, QueryMode.DRIFT, QueryMode.AUTO) for m in modes):
+                state = kw.runtime.graph.get_community_state("bench")
+                if state is None or state.community_count == 0:
+                    start = time.perf_counter()
+                    kw.build_communities("bench")
+                    record["communities_build_s"] = round(time.perf_counter() - start, 1)
+            kw.query(questions[0][0], mode=QueryMode.LOCAL)  # models and connections warm
+        rows = []
+        for cached in (False, True):
+            with Knotwork(settings.model_copy(update={"cache_enabled": cached})) as kw:
+                for mode in modes:
+                    passes = ["cold", "warm"] if cached else ["off"]
+                    for name in passes:
+                        times, hits = _time(kw, questions, mode)
+                        row = {"mode": mode.value, "cache": name, "p50_ms": round(_pct(times, 0.5), 1),
+                               "p95_ms": round(_pct(times, 0.95), 1), "max_ms": round(max(times), 1),
+                               "answered": round(hits / len(questions), 3)}
+                        rows.append(row)
+                        print(json.dumps(row), flush=True)
+                if kw.runtime.cache is not None:
+                    stats = kw.runtime.cache.stats()
+                    record["cache_hit_rate"] = round(stats.hit_rate(), 3)
+                    kw.runtime.cache.clear_group("bench")
+        record["rows"] = rows
+    finally:
+        if args.keep is None:
+            shutil.rmtree(data_dir, ignore_errors=True)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], check=False, capture_output=True, text=True,
+                            cwd=HERE.parent).stdout.strip()
+    record["commit"] = commit
+    print(f"{'mode':6} {'cache':5} {'p50_ms':>8} {'p95_ms':>8} {'answered':>8}")
+    for row in rows:
+        print(f"{row['mode']:6} {row['cache']:5} {row['p50_ms']:>8} {row['p95_ms']:>8} {row['answered']:>8}")
+    if not args.no_record:
+        out = HERE / "results" / "query_latency.jsonl"
+        out.parent.mkdir(exist_ok=True)
+        with out.open("a") as fh:
+            fh.write(json.dumps(record) + "\n")
+
+
+if __name__ == "__main__":
+    main()

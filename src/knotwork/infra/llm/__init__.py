@@ -1,0 +1,1 @@
+"""LLM adapters of :class:`knotwork.domain.ports.LLMClient` (built by ``factory``)."""

@@ -1,0 +1,180 @@
+"""An OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, llama.cpp server, Ollama...).
+
+Plain ``httpx``: one POST per attempt to ``{base_url}/chat/completions`` with the strict JSON
+schema as ``response_format``. Timeouts, connection errors, 429 and 5xx are retried with
+exponential backoff and jitter (``Retry-After`` honoured, capped); other 4xx fail at once.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+import httpx
+from pydantic import BaseModel
+
+from knotwork.domain.ports import ChatMessage, ChatRole, LLMError, LLMResult, LLMUsage
+from knotwork.infra.llm.base import LLMAccounting, estimate_tokens, log
+from knotwork.infra.llm.parsing import output_schema
+from knotwork.settings import LLMJsonMode
+
+T = TypeVar("T", bound=BaseModel)
+
+_RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+
+
+class OpenAICompatClient(LLMAccounting):
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        model: str = "default",
+        api_key: str | None = None,
+        timeout_s: float = 60.0,
+        max_retries: int = 2,
+        max_tokens: int = 1024,
+        temperature: float = 0.0,
+        json_mode: LLMJsonMode = LLMJsonMode.JSON_SCHEMA,
+        backoff_base_s: float = 0.5,
+        max_backoff_s: float = 20.0,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        super().__init__()
+        self._url = base_url.rstrip("/") + "/chat/completions"
+        self._model = model
+        self._max_retries = max_retries
+        self._max_tokens = max_tokens
+        self._temperature = temperature
+        self._json_mode = json_mode
+        self._backoff_base = backoff_base_s
+        self._max_backoff = max_backoff_s
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._http = httpx.Client(timeout=httpx.Timeout(timeout_s), headers=headers,
+                                  transport=transport)
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    def close(self) -> None:
+        self._http.close()
+
+    # ------------------------------------------------------------------ request
+    def _body(self, messages: Sequence[ChatMessage], output: type[BaseModel], name: str,
+              max_tokens: int | None, temperature: float | None) -> dict[str, Any]:
+        schema = output_schema(output)
+        wire = [{"role": m.role.value, "content": m.content} for m in messages]
+        body: dict[str, Any] = {
+            "model": self._model,
+            "messages": wire,
+            "max_tokens": max_tokens or self._max_tokens,
+            "temperature": self._temperature if temperature is None else temperature,
+        }
+        if self._json_mode is LLMJsonMode.JSON_SCHEMA:
+            body["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": _schema_name(name or output.__name__), "schema": schema,
+                "strict": True}}
+        elif self._json_mode is LLMJsonMode.JSON_OBJECT:
+            body["response_format"] = {"type": "json_object", "schema": schema}
+        else:
+            note = ("Reply with one JSON object and nothing else. It must match this JSON "
+                    "schema:\n" + json.dumps(schema, separators=(",", ":")))
+            if wire and wire[0]["role"] == ChatRole.SYSTEM.value:
+                wire[0] = {"role": "system", "content": wire[0]["content"] + "\n\n" + note}
+            else:
+                wire.insert(0, {"role": "system", "content": note})
+        return body
+
+    def _schema_rejected(self, response: httpx.Response) -> bool:
+        """A server that does not know ``json_schema`` response formats (400/422 naming
+        ``response_format``): switch this client to ``json_object`` with the schema."""
+        if self._json_mode is not LLMJsonMode.JSON_SCHEMA or response.status_code not in (
+                400, 422) or "response_format" not in response.text:
+            return False
+        log.warning("llm.json_mode_fallback", to=LLMJsonMode.JSON_OBJECT.value,
+                    status=response.status_code)
+        self._json_mode = LLMJsonMode.JSON_OBJECT
+        return True
+
+    @property
+    def json_mode(self) -> LLMJsonMode:
+        return self._json_mode
+
+    def _wait(self, attempt: int, response: httpx.Response | None) -> float:
+        delay = min(self._max_backoff, self._backoff_base * 2 ** attempt)
+        delay *= 0.5 + random.random() / 2
+        if response is not None:
+            after = response.headers.get("retry-after")
+            if after is not None:
+                try:
+                    delay = min(self._max_backoff, max(0.0, float(after)))
+                except ValueError:
+                    pass
+        return delay
+
+    def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        output: type[T],
+        *,
+        name: str = "",
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> LLMResult[T]:
+        body = self._body(messages, output, name, max_tokens, temperature)
+        attempts = 0
+        error = ""
+        while True:
+            attempts += 1
+            response: httpx.Response | None = None
+            try:
+                response = self._http.post(self._url, json=body)
+            except httpx.TimeoutException as exc:
+                error = f"timeout: {type(exc).__name__}"
+            except httpx.TransportError as exc:
+                error = f"transport: {type(exc).__name__}: {exc}"
+            else:
+                if response.status_code < 300:
+                    try:
+                        return self._result(response, output, attempts, name)
+                    except LLMError as exc:
+                        self._failed(attempts, name, str(exc))
+                        raise
+                error = f"HTTP {response.status_code}: {response.text[:200]}"
+                if self._schema_rejected(response):  # e.g. llama-cpp-python's server
+                    body = self._body(messages, output, name, max_tokens, temperature)
+                    attempts -= 1  # the request never reached the model
+                    continue
+                if response.status_code not in _RETRY_STATUS:
+                    self._failed(attempts, name, error)
+                    raise LLMError(error)
+            if attempts > self._max_retries:
+                self._failed(attempts, name, error)
+                raise LLMError(f"{error} (after {attempts} attempts)")
+            delay = self._wait(attempts - 1, response)
+            log.info("llm.retry", prompt=name, attempt=attempts, error=error,
+                     wait_s=round(delay, 3))
+            time.sleep(delay)
+
+    def _result(self, response: httpx.Response, output: type[T], attempts: int,
+                name: str) -> LLMResult[T]:
+        try:
+            payload = response.json()
+            message = payload["choices"][0]["message"]
+            text = message.get("content") or ""
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise LLMError(f"malformed completion response: {exc!r}") from exc
+        raw_usage = payload.get("usage") or {}
+        usage = LLMUsage(
+            prompt_tokens=int(raw_usage.get("prompt_tokens") or 0),
+            completion_tokens=int(raw_usage.get("completion_tokens") or estimate_tokens(text)))
+        return self._finish(text, output, usage, attempts, name)
+
+
+def _schema_name(name: str) -> str:
+    """OpenAI allows [a-zA-Z0-9_-]{1,64} for the schema name."""
+    clean = "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in name)
+    return clean[:64] or "output"

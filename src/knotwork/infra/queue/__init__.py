@@ -1,0 +1,1 @@
+"""Job queue adapters (Redis Streams). See :class:`knotwork.domain.ports.JobQueue`."""

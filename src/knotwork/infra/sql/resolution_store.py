@@ -1,0 +1,235 @@
+"""SQL of entity resolution (tables of migration 0002): blocking keys, the review queue, merge
+lineage, plus mention re-pointing and audit reads on the document store's tables.
+
+Shares the :class:`SqlDocumentStore`'s engine; bound parameters only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.engine import CursorResult
+
+from knotwork.domain.models import AuditEvent
+from knotwork.domain.timeutil import utcnow
+from knotwork.infra.sql.models import (
+    AuditRow,
+    ChunkRow,
+    EntityBlockKeyRow,
+    EntityMentionRow,
+    EntityMergeRow,
+    ResolutionReviewRow,
+)
+from knotwork.infra.sql.store import SqlDocumentStore
+from knotwork.resolution.models import (
+    AuditEntry,
+    MentionExample,
+    MergeRecord,
+    ReviewItem,
+    ReviewStatus,
+)
+
+_IN = 500
+
+
+def _review(row: ResolutionReviewRow) -> ReviewItem:
+    return ReviewItem(id=row.id, group_id=row.group_id, status=ReviewStatus(row.status),
+                      mention=row.mention, entity_type=row.entity_type, entity_id=row.entity_id,
+                      decision=row.decision, score=row.score, candidates=row.candidates or [],
+                      episode_ids=row.episode_ids or [], alias_added=row.alias_added,
+                      created_at=row.created_at, decided_at=row.decided_at,
+                      decided_by=row.decided_by, outcome=row.outcome)
+
+
+def _merge(row: EntityMergeRow) -> MergeRecord:
+    return MergeRecord(id=row.id, group_id=row.group_id, target_id=row.target_id,
+                       source_ids=list(row.source_ids), snapshot=dict(row.snapshot),
+                       actor=row.actor, created_at=row.created_at, undone_at=row.undone_at)
+
+
+class SqlResolutionStore:
+    def __init__(self, documents: SqlDocumentStore) -> None:
+        self._docs = documents
+
+    # ------------------------------------------------------------------ blocking keys
+    def replace_keys(self, group_id: str, keys: Mapping[str, Sequence[str]]) -> None:
+        if not keys:
+            return
+        ids = list(keys)
+        rows = [{"group_id": group_id, "key": k[:255], "entity_id": eid}
+                for eid, ks in keys.items() for k in dict.fromkeys(ks)]
+        with self._docs.transaction() as s:
+            for i in range(0, len(ids), _IN):
+                s.execute(delete(EntityBlockKeyRow).where(
+                    EntityBlockKeyRow.group_id == group_id,
+                    EntityBlockKeyRow.entity_id.in_(ids[i:i + _IN])))
+            rows = list({(r["key"], r["entity_id"]): r for r in rows}.values())
+            for i in range(0, len(rows), _IN):
+                s.execute(insert(EntityBlockKeyRow), rows[i:i + _IN])
+
+    def delete_keys(self, group_id: str, entity_ids: Sequence[str]) -> None:
+        with self._docs.transaction() as s:
+            for i in range(0, len(entity_ids), _IN):
+                s.execute(delete(EntityBlockKeyRow).where(
+                    EntityBlockKeyRow.group_id == group_id,
+                    EntityBlockKeyRow.entity_id.in_(list(entity_ids[i:i + _IN]))))
+
+    def lookup(self, group_id: str, keys: Sequence[str], per_key: int, total: int) -> list[str]:
+        """Entity ids filed under the keys: at most ``per_key`` per key, ``total`` overall,
+        in the order of ``keys`` (the most selective first). Index: the primary key."""
+        keys = list(dict.fromkeys(k[:255] for k in keys))
+        if not keys:
+            return []
+        rank = func.row_number().over(partition_by=EntityBlockKeyRow.key,
+                                      order_by=EntityBlockKeyRow.entity_id.desc()).label("rn")
+        inner = (select(EntityBlockKeyRow.key, EntityBlockKeyRow.entity_id, rank)
+                 .where(EntityBlockKeyRow.group_id == group_id,
+                        EntityBlockKeyRow.key.in_(keys[:_IN])).subquery())
+        stmt = select(inner.c.key, inner.c.entity_id).where(inner.c.rn <= per_key)
+        order = {k: i for i, k in enumerate(keys)}
+        with self._docs.transaction() as s:
+            rows = sorted(s.execute(stmt).all(), key=lambda r: (order.get(r[0], 0), r[1]))
+        return list(dict.fromkeys(r[1] for r in rows))[:total]
+
+    # ------------------------------------------------------------------ review queue
+    def add_reviews(self, items: Sequence[ReviewItem]) -> None:
+        if not items:
+            return
+        with self._docs.transaction() as s:
+            for item in items:
+                s.merge(ResolutionReviewRow(**item.model_dump(mode="python") | {
+                    "status": item.status.value,
+                    "candidates": [c.model_dump() for c in item.candidates]}))
+
+    def get_review(self, group_id: str, review_id: str) -> ReviewItem | None:
+        with self._docs.transaction() as s:
+            row = s.get(ResolutionReviewRow, review_id)
+            return _review(row) if row is not None and row.group_id == group_id else None
+
+    def list_reviews(self, group_id: str, status: ReviewStatus | None = ReviewStatus.PENDING,
+                     query: str = "", limit: int = 50) -> list[ReviewItem]:
+        stmt = select(ResolutionReviewRow).where(ResolutionReviewRow.group_id == group_id)
+        if status is not None:
+            stmt = stmt.where(ResolutionReviewRow.status == status.value)
+        if query:
+            stmt = stmt.where(func.lower(ResolutionReviewRow.mention).contains(query.lower()))
+        stmt = stmt.order_by(ResolutionReviewRow.created_at.desc(), ResolutionReviewRow.id).limit(limit)
+        with self._docs.transaction() as s:
+            return [_review(r) for r in s.scalars(stmt)]
+
+    def decide_review(self, group_id: str, review_id: str, status: ReviewStatus, actor: str,
+                      outcome: str) -> bool:
+        stmt = (update(ResolutionReviewRow)
+                .where(ResolutionReviewRow.id == review_id,
+                       ResolutionReviewRow.group_id == group_id,
+                       ResolutionReviewRow.status == ReviewStatus.PENDING.value)
+                .values(status=status.value, decided_at=utcnow(), decided_by=actor,
+                        outcome=outcome))
+        with self._docs.transaction() as s:
+            return (cast(CursorResult[Any], s.execute(stmt)).rowcount or 0) == 1
+
+    # ------------------------------------------------------------------ merges
+    def add_merge(self, record: MergeRecord) -> None:
+        with self._docs.transaction() as s:
+            s.add(EntityMergeRow(**record.model_dump(mode="json", exclude={"created_at", "undone_at"}),
+                                 created_at=record.created_at, undone_at=record.undone_at))
+
+    def get_merge(self, group_id: str, merge_id: str) -> MergeRecord | None:
+        with self._docs.transaction() as s:
+            row = s.get(EntityMergeRow, merge_id)
+            return _merge(row) if row is not None and row.group_id == group_id else None
+
+    def merges_of(self, group_id: str, entity_id: str) -> list[MergeRecord]:
+        """Merges into ``entity_id``, newest first (undone ones included)."""
+        stmt = (select(EntityMergeRow)
+                .where(EntityMergeRow.group_id == group_id, EntityMergeRow.target_id == entity_id)
+                .order_by(EntityMergeRow.created_at.desc(), EntityMergeRow.id))
+        with self._docs.transaction() as s:
+            return [_merge(r) for r in s.scalars(stmt)]
+
+    def mark_undone(self, group_id: str, merge_id: str) -> bool:
+        stmt = (update(EntityMergeRow)
+                .where(EntityMergeRow.id == merge_id, EntityMergeRow.group_id == group_id,
+                       EntityMergeRow.undone_at.is_(None))
+                .values(undone_at=utcnow()))
+        with self._docs.transaction() as s:
+            return (cast(CursorResult[Any], s.execute(stmt)).rowcount or 0) == 1
+
+    def merged_into(self, group_id: str, entity_id: str) -> str | None:
+        """The target of the live (not undone) merge that absorbed ``entity_id``."""
+        stmt = (select(EntityMergeRow.target_id, EntityMergeRow.source_ids)
+                .where(EntityMergeRow.group_id == group_id, EntityMergeRow.undone_at.is_(None))
+                .order_by(EntityMergeRow.created_at.desc()))
+        with self._docs.transaction() as s:
+            for target, sources in s.execute(stmt):
+                if entity_id in (sources or []):
+                    return str(target)
+        return None
+
+    # ------------------------------------------------------------------ mentions, audit
+    def mention_texts(self, mention_ids: Sequence[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        with self._docs.transaction() as s:
+            for i in range(0, len(mention_ids), _IN):
+                stmt = select(EntityMentionRow.id, EntityMentionRow.text).where(
+                    EntityMentionRow.id.in_(list(mention_ids[i:i + _IN])))
+                out.update((str(a), str(b)) for a, b in s.execute(stmt))
+        return out
+
+    def mention_ids(self, group_id: str, entity_id: str, chunk_ids: Sequence[str] | None = None
+                    ) -> list[str]:
+        stmt = select(EntityMentionRow.id).where(EntityMentionRow.group_id == group_id,
+                                                 EntityMentionRow.entity_id == entity_id)
+        if chunk_ids is not None:
+            stmt = stmt.where(EntityMentionRow.chunk_id.in_(list(chunk_ids)[:_IN]))
+        with self._docs.transaction() as s:
+            return sorted(s.scalars(stmt))
+
+    def repoint_mentions(self, group_id: str, mention_ids: Sequence[str], entity_id: str) -> int:
+        moved = 0
+        with self._docs.transaction() as s:
+            for i in range(0, len(mention_ids), _IN):
+                stmt = (update(EntityMentionRow)
+                        .where(EntityMentionRow.group_id == group_id,
+                               EntityMentionRow.id.in_(list(mention_ids[i:i + _IN])))
+                        .values(entity_id=entity_id))
+                moved += cast(CursorResult[Any], s.execute(stmt)).rowcount or 0
+        return moved
+
+    def mention_examples(self, group_id: str, entity_id: str, limit: int = 3,
+                         window: int = 80) -> list[MentionExample]:
+        stmt = (select(EntityMentionRow.chunk_id, EntityMentionRow.text,
+                       EntityMentionRow.span_start, EntityMentionRow.span_end, ChunkRow.content)
+                .join(ChunkRow, ChunkRow.id == EntityMentionRow.chunk_id)
+                .where(EntityMentionRow.group_id == group_id,
+                       EntityMentionRow.entity_id == entity_id)
+                .order_by(EntityMentionRow.chunk_id, EntityMentionRow.span_start).limit(limit))
+        out: list[MentionExample] = []
+        with self._docs.transaction() as s:
+            for chunk_id, text, start, end, content in s.execute(stmt):
+                lo, hi = max(0, start - window), min(len(content), end + window)
+                out.append(MentionExample(chunk_id=chunk_id, text=text,
+                                          snippet=" ".join(content[lo:hi].split())))
+        return out
+
+    def record_audits(self, events: Sequence[AuditEvent]) -> None:
+        if not events:
+            return
+        now = utcnow()
+        with self._docs.transaction() as s:
+            s.add_all(AuditRow(group_id=e.group_id, action=e.action, entity_id=e.entity_id,
+                               detail=e.detail, created_at=now) for e in events)
+
+    def audit_trail(self, group_id: str, entity_id: str, limit: int = 100) -> list[AuditEntry]:
+        stmt = (select(AuditRow).where(AuditRow.group_id == group_id, AuditRow.entity_id == entity_id)
+                .order_by(AuditRow.created_at.desc(), AuditRow.id.desc()).limit(limit))
+        with self._docs.transaction() as s:
+            return [AuditEntry(action=r.action, entity_id=r.entity_id, detail=r.detail,
+                               created_at=r.created_at) for r in s.scalars(stmt)]
+
+    def delete_group(self, group_id: str) -> None:
+        with self._docs.transaction() as s:
+            for model in (EntityBlockKeyRow, ResolutionReviewRow, EntityMergeRow):
+                s.execute(delete(model).where(model.group_id == group_id))

@@ -1,0 +1,80 @@
+"""Coreference for the common cases, after the vote: these mentions are links, not votes.
+
+- a lone given name ("Priya") to the full name the chunk states ("Priya Raman");
+- "the project" / "the team" / "the service" / "the company" to the nearest compatible
+  entity before it (or, failing that, one of the preceding episodes' entities);
+- he / she to the subject of the latest sentence naming a person.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from knotwork.domain.models import EntityType
+from knotwork.ingestion.extraction.types import KnownName, Mention
+
+_COREF_RE = re.compile(
+    r"\b(?:the|this|that|our|their|your)\s+(project|initiative|program|programme|team|squad|"
+    r"company|organization|organisation|firm|org|service|system|platform|product)\b"
+    r"(?!\s+(?:manager|managers|owner|owners|lead|leads|leader|leadership|management|member|"
+    r"members|engineer|engineers|designer|designers|director|team)\b)",
+    re.IGNORECASE,
+)
+_PRONOUN_RE = re.compile(r"\b(he|she|He|She)\b")
+_COREF_TARGET: Mapping[str, tuple[EntityType | None, str | None]] = {
+    "project": (None, "PROJECT"), "initiative": (None, "PROJECT"), "program": (None, "PROJECT"),
+    "programme": (None, "PROJECT"), "team": (None, "TEAM"), "squad": (None, "TEAM"),
+    "company": (EntityType.ORGANIZATION, None), "organization": (EntityType.ORGANIZATION, None),
+    "organisation": (EntityType.ORGANIZATION, None), "firm": (EntityType.ORGANIZATION, None),
+    "org": (EntityType.ORGANIZATION, None), "service": (None, "SYSTEM"),
+    "system": (None, "SYSTEM"), "platform": (None, "SYSTEM"), "product": (EntityType.PRODUCT, None),
+}
+
+
+def given_name_mentions(text: str, found: Sequence[Mention]) -> list[Mention]:
+    """A lone given name ("Priya") where the chunk also names the full person."""
+    out: list[Mention] = []
+    for m in found:
+        words = (m.refers_to or m.text).split()
+        if m.type is not EntityType.PERSON or len(words) < 2 or m.extractor == "coref":
+            continue
+        for hit in re.finditer(r"\b" + re.escape(words[0]) + r"\b(?!\s+[A-Z])", text):
+            out.append(Mention(hit.start(), hit.end(), hit.group(0), EntityType.PERSON, 0.75,
+                               "rule", refers_to=m.refers_to or m.text))
+    return out
+
+
+def coref_mentions(text: str, found: Sequence[Mention], context: Sequence[KnownName]) -> list[Mention]:
+    out: list[Mention] = []
+    for m in _COREF_RE.finditer(text):
+        if any(not (m.end() <= f.start or m.start() >= f.end) for f in found):
+            continue
+        want_type, want_sub = _COREF_TARGET[m.group(1).lower()]
+
+        def fits(etype: EntityType, subtype: str | None) -> bool:
+            if want_sub is not None:
+                return subtype == want_sub
+            return etype == want_type and subtype != "TEAM"
+
+        target: str | None = None
+        for prior in reversed([f for f in found if f.end <= m.start()]):
+            if fits(prior.type, prior.subtype):
+                target = prior.refers_to or prior.text
+                break
+        if target is None:
+            target = next((ctx.name for ctx in context if fits(ctx.type, ctx.subtype)), None)
+        if target is not None:
+            etype = want_type or (EntityType.ORGANIZATION if want_sub == "TEAM" else EntityType.PRODUCT)
+            out.append(Mention(m.start(), m.end(), m.group(0), etype, 0.6, "coref", want_sub,
+                               refers_to=target))
+    for m in _PRONOUN_RE.finditer(text):
+        window = [f for f in found if f.end <= m.start() and m.start() - f.end < 300]
+        people = [f for f in window if f.type is EntityType.PERSON and f.extractor != "speaker"]
+        if people:
+            # the subject of the latest sentence naming a person: its first person mention
+            boundary = max(text.rfind(". ", 0, people[-1].start), text.rfind("\n", 0, people[-1].start))
+            ref = next(p for p in people if p.start > boundary)
+            out.append(Mention(m.start(), m.end(), m.group(0), EntityType.PERSON, 0.55, "coref",
+                               refers_to=ref.refers_to or ref.text))
+    return out

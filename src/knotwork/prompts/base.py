@@ -1,0 +1,59 @@
+"""Helpers shared by the prompt modules."""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, Field
+
+from knotwork.domain.models import EntityType, RelationType
+from knotwork.domain.ports import ChatMessage, ChatRole
+from knotwork.ingestion.chunking import count_tokens
+
+ENTITY_TYPES: tuple[str, ...] = tuple(t.value for t in EntityType)
+RELATION_TYPES: tuple[str, ...] = tuple(t.value for t in RelationType)
+
+# word-and-punctuation tokens (count_tokens) under-count sub-word tokens by about a quarter
+_SUBWORD_FACTOR = 1.3
+
+
+def estimate_tokens(text: str) -> int:
+    """A model-free estimate of the sub-word tokens of ``text`` (for budgets)."""
+    return math.ceil(count_tokens(text) * _SUBWORD_FACTOR)
+
+
+def system(text: str) -> ChatMessage:
+    return ChatMessage(role=ChatRole.SYSTEM, content=text.strip())
+
+
+def user(text: str) -> ChatMessage:
+    return ChatMessage(role=ChatRole.USER, content=text.strip())
+
+
+def one_line(text: str, limit: int = 400) -> str:
+    """Whitespace collapsed and cut at ``limit`` characters (on a word)."""
+    clean = " ".join(text.split())
+    if len(clean) <= limit:
+        return clean
+    return clean[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+def _cut_text(limit: int) -> BeforeValidator:
+    return BeforeValidator(lambda v: v[:limit] if isinstance(v, str) else v)
+
+
+def _cut_list(limit: int) -> BeforeValidator:
+    return BeforeValidator(lambda v: v[:limit] if isinstance(v, list) else v)
+
+
+def capped_text(limit: int, **schema: Any) -> Any:
+    """``str`` whose schema says ``maxLength``; longer output is cut, not rejected (an
+    endpoint that ignores the schema must not lose a whole answer to one long string)."""
+    return Annotated[str, _cut_text(limit), Field(max_length=limit, **schema)]
+
+
+def capped_list(item: Any, limit: int) -> Any:
+    """``list[item]`` with ``maxItems`` in the schema (small models loop without it); longer
+    output is cut to the first ``limit`` items."""
+    return Annotated[list[item], _cut_list(limit), Field(max_length=limit)]

@@ -1,0 +1,161 @@
+"""The resolver inside ingestion: one :class:`BatchResolution` per batch of chunks.
+
+Candidates come from the exact-name lookup (``name_keys`` in the graph) plus the stored
+blocking keys (:class:`ResolutionIndex`, SQL table ``entity_block_keys``). Chunk extraction
+gives no embedding of a mention, so ingestion scores name + type (the weights renormalised);
+the API's resolve adds the embedding cosine. Every decision becomes an audit row, flagged ones
+a review item.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+from knotwork.domain.ids import stable_id
+from knotwork.domain.models import AuditEvent, Entity
+from knotwork.domain.timeutil import utcnow
+from knotwork.resolution.blocking import blocking_keys
+from knotwork.resolution.models import ReviewCandidate, ReviewItem
+from knotwork.resolution.resolver import Decision, DecisionKind, MemoryCandidates, Resolver
+from knotwork.resolution.scoring import CandidateRecord, MentionQuery, ResolutionConfig
+
+if TYPE_CHECKING:
+    from knotwork.domain.models import Episode
+    from knotwork.ingestion.extraction.types import ChunkExtraction, LocalEntity
+
+
+class ResolutionIndex(Protocol):
+    @property
+    def config(self) -> ResolutionConfig: ...
+
+    def lookup(self, keys: Sequence[str]) -> list[Entity]:
+        """Stored entities filed under the blocking keys (capped per key and in total)."""
+        ...
+
+    def record(self, entities: Iterable[Entity], resolution: BatchResolution) -> None:
+        """Store the entities' blocking keys, the review items and the audit rows."""
+        ...
+
+
+def record_of(entity: Entity) -> CandidateRecord:
+    return CandidateRecord(id=entity.id, name=entity.name, type=entity.type,
+                           aliases=tuple(entity.aliases), summary=entity.summary,
+                           evidence_count=entity.evidence_count)
+
+
+def entity_block_keys(entity: Entity) -> list[str]:
+    return blocking_keys([entity.name, *entity.aliases], entity.type)
+
+
+def review_candidates(decision: Decision) -> list[ReviewCandidate]:
+    return [ReviewCandidate(entity_id=s.entity_id, name=s.name, type=s.type.value, score=s.score,
+                            name_score=s.name_score, embedding_score=s.embedding_score,
+                            type_score=s.type_score, name_level=s.name_level)
+            for s in decision.scored[:3]]
+
+
+@dataclass
+class BatchResolution:
+    reviews: list[ReviewItem] = field(default_factory=list)
+    audits: list[AuditEvent] = field(default_factory=list)
+    decisions: int = 0
+    _group: str = ""
+    _resolver: Resolver = field(default_factory=Resolver)
+    _store: MemoryCandidates = field(default_factory=MemoryCandidates)
+    _known: dict[str, Entity] = field(default_factory=dict)
+    _pending: dict[tuple[int, str], Decision] = field(default_factory=dict)
+
+    def start(self, group_id: str, config: ResolutionConfig, index: ResolutionIndex | None) -> None:
+        self._group = group_id
+        self._resolver = Resolver(config)
+        self._index = index
+
+    def block(self, items: Sequence[tuple[Episode, ChunkExtraction]],
+              exact: Sequence[Entity]) -> list[Entity]:
+        """Candidates of the whole batch: the exact-name ones plus the blocked ones."""
+        found = list(exact)
+        if self._index is not None:
+            keys: list[str] = []
+            for _, ex in items:
+                for ent in ex.entities:
+                    keys += self._resolver.keys(MentionQuery(ent.name, ent.type,
+                                                             aliases=tuple(ent.aliases)))
+            seen = {e.id for e in found}
+            found += [e for e in self._index.lookup(list(dict.fromkeys(keys))) if e.id not in seen]
+        for entity in found:
+            self._known[entity.id] = entity
+            self._store.add(record_of(entity))
+        return found
+
+    def decide(self, ent: LocalEntity, episode_id: str, batch: dict[str, Entity]) -> Entity | None:
+        query = MentionQuery(ent.name, ent.type, type_confidence=ent.confidence,
+                             aliases=tuple(sorted(ent.aliases)))
+        decision = self._resolver.resolve(query, [self._store])
+        self._pending[(id(ent), episode_id)] = decision
+        if decision.entity_id is None:
+            return None
+        return batch.get(decision.entity_id) or self._known.get(decision.entity_id)
+
+    def attached(self, ent: LocalEntity, entity: Entity, episode_id: str,
+                 aliases_before: set[str] | None) -> None:
+        self._known[entity.id] = entity
+        self._store.add(record_of(entity))
+        decision = self._pending.pop((id(ent), episode_id), None)
+        if decision is None:
+            return  # same name already decided in this batch
+        self.decisions += 1
+        best = decision.best
+        detail = {"mention": ent.name, "type": ent.type.value, "decision": decision.kind.value,
+                  "score": decision.confidence, "episode_id": episode_id,
+                  "candidates": [[s.entity_id, s.name, s.score] for s in decision.scored[:3]]}
+        self.audits.append(AuditEvent(group_id=self._group, action=f"resolution.{decision.kind.value}",
+                                      entity_id=entity.id, detail=json.dumps(detail)))
+        if not decision.flagged:
+            return
+        added = ent.name if aliases_before is not None and ent.name not in aliases_before \
+            and ent.name != entity.name else None
+        self.reviews.append(ReviewItem(
+            id=stable_id(self._group, "review", episode_id, ent.key), group_id=self._group,
+            mention=ent.name, entity_type=ent.type.value,
+            entity_id=entity.id, decision=decision.kind.value,
+            score=best.score if best else 0.0, candidates=review_candidates(decision),
+            episode_ids=[episode_id], alias_added=added, created_at=utcnow()))
+
+
+class StoredResolutionIndex:
+    """Blocking keys in SQL (``entity_block_keys``), entities from the graph."""
+
+    def __init__(self, rt: object, group_id: str) -> None:
+        from knotwork.resolution.service import resolution_config, resolution_sql
+        from knotwork.runtime import Runtime
+
+        assert isinstance(rt, Runtime)
+        self._rt = rt
+        self._group = group_id
+        self._config = resolution_config(rt.settings)
+        self._sql = resolution_sql(rt)
+
+    @property
+    def config(self) -> ResolutionConfig:
+        return self._config
+
+    def lookup(self, keys: Sequence[str]) -> list[Entity]:
+        if self._sql is None:
+            return []
+        ids = self._sql.lookup(self._group, keys, self._config.max_candidates_per_key,
+                               self._config.max_candidates)
+        return self._rt.graph.get_entities(self._group, ids) if ids else []
+
+    def record(self, entities: Iterable[Entity], resolution: BatchResolution) -> None:
+        if self._sql is None:
+            return
+        self._sql.replace_keys(self._group, {e.id: entity_block_keys(e) for e in entities})
+        self._sql.add_reviews(resolution.reviews)
+        self._sql.record_audits(resolution.audits)
+
+
+def is_merge(kind: DecisionKind) -> bool:
+    return kind is not DecisionKind.NEW

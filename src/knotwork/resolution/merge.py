@@ -1,0 +1,181 @@
+"""Merge entities into one (with lineage) and undo a merge exactly.
+
+Merge: the target gains the sources' names as aliases, their evidence counts, properties (each
+value keeps its provenance) and ``merged_from``; facts and MENTIONS (graph) and mention rows
+(SQL) are re-pointed to it; facts that would join the target to itself are removed. The prior
+state of every touched entity, fact, MENTIONS edge and mention row is stored in
+``entity_merges`` so :func:`unmerge` puts it back: an export before the merge equals an export
+after merge + unmerge.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from knotwork.domain.ids import stable_id
+from knotwork.domain.models import AuditEvent, Entity, Fact
+from knotwork.domain.ports import Collection
+from knotwork.domain.timeutil import utcnow
+from knotwork.infra.sql.resolution_store import SqlResolutionStore
+from knotwork.ingestion.embedding_text import entity_point, entity_text
+from knotwork.resolution.ingest import entity_block_keys
+from knotwork.resolution.models import MergeRecord
+from knotwork.resolution.normalize import normalize_name
+from knotwork.runtime import Runtime
+
+
+class MergeError(ValueError):
+    """A merge or unmerge that cannot be done (unknown entity, already undone ...)."""
+
+
+class NotFoundError(MergeError):
+    pass
+
+
+@dataclass
+class Merger:
+    rt: Runtime
+    group_id: str
+    sql: SqlResolutionStore
+
+    # ------------------------------------------------------------------ helpers
+    def _entities(self, ids: list[str]) -> list[Entity]:
+        found = self.rt.graph.get_entities(self.group_id, ids)
+        missing = sorted(set(ids) - {e.id for e in found})
+        if missing:
+            raise NotFoundError(f"no entity {missing[0]!r} in group {self.group_id!r}")
+        return found
+
+    def _facts_touching(self, ids: list[str]) -> list[Fact]:
+        hits = self.rt.graph.expand_facts(self.group_id, ids, depth=1, include_invalid=True,
+                                          limit=1_000_000)
+        return sorted({h.fact.id: h.fact for h in hits}.values(), key=lambda f: f.id)
+
+    def _embed(self, entities: list[Entity]) -> None:
+        if not entities:
+            return
+        vectors = self.rt.embedder.embed([entity_text(e) for e in entities])
+        self.rt.vectors.upsert(Collection.ENTITIES,
+                               [entity_point(e, v) for e, v in zip(entities, vectors, strict=True)])
+
+    def _audit(self, action: str, entity_id: str, detail: dict[str, object]) -> None:
+        self.sql.record_audits([AuditEvent(group_id=self.group_id, action=action,
+                                           entity_id=entity_id, detail=json.dumps(detail))])
+
+    # ------------------------------------------------------------------ merge
+    def merge(self, target_id: str, source_ids: list[str], actor: str = "system",
+              confidence: float | None = None) -> MergeRecord:
+        sources = list(dict.fromkeys(s for s in source_ids if s != target_id))
+        if not sources:
+            raise MergeError("nothing to merge: give at least one entity other than the target")
+        target, *rest = self._entities([target_id, *sources])
+        by_id = {e.id: e for e in rest}
+        srcs = [by_id[s] for s in sources]
+        facts = self._facts_touching(sources)
+        graph = self.rt.graph
+        episodes = {e.id: graph.entity_episode_ids(self.group_id, e.id) for e in [target, *srcs]}
+        sql_mentions = {s.id: self.sql.mention_ids(self.group_id, s.id) for s in srcs}
+        now = utcnow()
+        merged = _combine(target, srcs, now, confidence)
+        snapshot: dict[str, list[dict[str, object]]] = {
+            "entities": [e.model_dump(mode="json") for e in [target, *srcs]],
+            "facts": [f.model_dump(mode="json") for f in facts],
+            "episodes": [{"entity_id": k, "ids": v} for k, v in episodes.items()],
+            "sql_mentions": [{"entity_id": k, "ids": v} for k, v in sql_mentions.items()],
+            "merged": [merged.model_dump(mode="json")],
+        }
+        record = MergeRecord(id=stable_id(self.group_id, "merge", target_id, *sources, now.isoformat()),
+                             group_id=self.group_id, target_id=target_id, source_ids=sources,
+                             snapshot=snapshot, actor=actor, created_at=now)
+        self.sql.add_merge(record)  # lineage first: a crash later can still be undone
+        moved, loops = [], []
+        for fact in facts:
+            src = target_id if fact.source_id in by_id else fact.source_id
+            tgt = target_id if fact.target_id in by_id else fact.target_id
+            (loops if src == tgt else moved).append(
+                fact.model_copy(update={"source_id": src, "target_id": tgt}))
+        graph.upsert_entities([merged])
+        graph.upsert_facts(moved)
+        graph.delete_facts(self.group_id, [f.id for f in loops])
+        graph.upsert_mentions(self.group_id, [(ep, target_id) for s in srcs for ep in episodes[s.id]])
+        graph.delete_entities(self.group_id, sources)
+        for ids in sql_mentions.values():
+            self.sql.repoint_mentions(self.group_id, ids, target_id)
+        self.sql.delete_keys(self.group_id, sources)
+        self.sql.replace_keys(self.group_id, {target_id: entity_block_keys(merged)})
+        self.rt.vectors.delete(Collection.ENTITIES, sources)
+        self._embed([merged])
+        self._audit("entity.merge", target_id, {"merge_id": record.id, "sources": sources,
+                                                "names": [s.name for s in srcs], "actor": actor})
+        return record
+
+    # ------------------------------------------------------------------ unmerge
+    def unmerge(self, merge_id: str, actor: str = "system") -> MergeRecord:
+        record = self.sql.get_merge(self.group_id, merge_id)
+        if record is None:
+            raise NotFoundError(f"no merge {merge_id!r} in group {self.group_id!r}")
+        if record.undone_at is not None:
+            raise MergeError(f"merge {merge_id!r} was already undone")
+        snap = record.snapshot
+        before = [Entity.model_validate(e) for e in snap["entities"]]
+        merged_then = Entity.model_validate(snap["merged"][0])
+        graph = self.rt.graph
+        current = {e.id: e for e in graph.get_entities(self.group_id, [record.target_id])}
+        target = before[0]
+        now_target = current.get(record.target_id)
+        if now_target is not None and now_target.updated_at != merged_then.updated_at:
+            # changed since the merge: keep what was added later (aliases, evidence)
+            later = [a for a in now_target.aliases if a not in merged_then.aliases]
+            target = target.model_copy(update={
+                "aliases": [*target.aliases, *later],
+                "evidence_count": target.evidence_count
+                + max(0, now_target.evidence_count - merged_then.evidence_count),
+                "updated_at": now_target.updated_at})
+        restored = [target, *before[1:]]
+        graph.upsert_entities(restored)
+        facts = [Fact.model_validate(f) for f in snap["facts"]]
+        now_facts = {f.id: f for f in graph.get_facts(self.group_id, [f.id for f in facts])}
+        graph.upsert_facts([
+            now_facts[f.id].model_copy(update={"source_id": f.source_id, "target_id": f.target_id})
+            if f.id in now_facts else f for f in facts])
+        episodes = {str(x["entity_id"]): list(x["ids"]) for x in snap["episodes"]}  # type: ignore[call-overload]
+        target_eps = set(episodes.get(record.target_id, []))
+        for source in record.source_ids:
+            graph.upsert_mentions(self.group_id, [(ep, source) for ep in episodes.get(source, [])])
+        extra = sorted({ep for s in record.source_ids for ep in episodes.get(s, [])} - target_eps)
+        graph.delete_mentions(self.group_id, [(ep, record.target_id) for ep in extra])
+        for item in snap["sql_mentions"]:
+            self.sql.repoint_mentions(self.group_id, list(item["ids"]),  # type: ignore[call-overload]
+                                      str(item["entity_id"]))
+        self.sql.replace_keys(self.group_id, {e.id: entity_block_keys(e) for e in restored})
+        self._embed(restored)
+        self.sql.mark_undone(self.group_id, merge_id)
+        self._audit("entity.unmerge", record.target_id, {"merge_id": merge_id, "actor": actor,
+                                                         "restored": record.source_ids})
+        for source in record.source_ids:
+            self._audit("entity.unmerge", source, {"merge_id": merge_id, "actor": actor})
+        return record
+
+
+def _combine(target: Entity, sources: list[Entity], now: object, confidence: float | None) -> Entity:
+    aliases = list(target.aliases)
+    keys = list(target.name_keys)
+    props = {k: list(v) for k, v in target.properties.items()}
+    merged_from = list(target.merged_from)
+    for src in sources:
+        for name in (src.name, *src.aliases):
+            if name not in aliases and normalize_name(name) != target.canonical_name:
+                aliases.append(name)
+        keys += [k for k in src.name_keys if k not in keys]
+        for key, values in src.properties.items():
+            have = props.setdefault(key, [])
+            have += [v for v in values if v not in have]
+        merged_from += [src.id, *src.merged_from]
+    return target.model_copy(update={
+        "aliases": aliases, "name_keys": keys, "properties": props,
+        "evidence_count": target.evidence_count + sum(s.evidence_count for s in sources),
+        "confidence": max([target.confidence, *(s.confidence for s in sources)]),
+        "merged_from": list(dict.fromkeys(merged_from)), "canonical_entity_id": target.id,
+        "resolution_confidence": confidence if confidence is not None else target.resolution_confidence,
+        "updated_at": now})

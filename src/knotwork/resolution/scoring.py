@@ -1,0 +1,188 @@
+"""Candidate scoring (design doc 003): name × w_name + embedding cosine × w_embedding +
+type match × w_type, with the weights, comparison levels and thresholds as serialisable data.
+
+A component that cannot be computed (no embedding on either side, no type hint) is left out
+and the remaining weights are renormalised, so a name-only comparison still spans 0..1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from knotwork.domain.models import EntityType
+from knotwork.resolution.exact import entity_keys, lookup_keys
+from knotwork.resolution.names import (
+    generic_similarity,
+    given_similarity,
+    parse_person,
+    person_similarity,
+)
+from knotwork.resolution.normalize import normalize_name
+
+
+class ComparisonLevel(BaseModel):
+    """A labelled band of a comparison (splink style): similarity >= ``min_similarity``."""
+
+    model_config = ConfigDict(extra="forbid")
+    label: str
+    min_similarity: float = Field(ge=0.0, le=1.0)
+
+
+NAME_LEVELS: tuple[ComparisonLevel, ...] = (
+    ComparisonLevel(label="exact", min_similarity=1.0),
+    ComparisonLevel(label="nickname/initial/handle", min_similarity=0.92),
+    ComparisonLevel(label="typo", min_similarity=0.85),
+    ComparisonLevel(label="weak", min_similarity=0.6),
+    ComparisonLevel(label="different", min_similarity=0.0),
+)
+
+
+class ResolutionConfig(BaseModel):
+    """Weights, comparison levels and thresholds; fitted by ``knotwork entities calibrate``."""
+
+    model_config = ConfigDict(extra="forbid")
+    weight_name: float = Field(default=0.4, ge=0.0)
+    weight_embedding: float = Field(default=0.4, ge=0.0)
+    weight_type: float = Field(default=0.2, ge=0.0)
+    type_mismatch_score: float = Field(default=0.3, ge=0.0, le=1.0)
+    # two non-person types (PRODUCT vs TECHNOLOGY): extractors often disagree on these
+    related_type_score: float = Field(default=0.75, ge=0.0, le=1.0)
+    match_threshold: float = Field(default=0.85, ge=0.0, le=1.0)
+    auto_threshold: float = Field(default=0.95, ge=0.0, le=1.0)
+    ambiguity_threshold: float = Field(default=0.80, ge=0.0, le=1.0)
+    tie_margin: float = Field(default=0.01, ge=0.0, le=0.5)  # equal runners-up: no merge
+    type_filter_confidence: float = Field(default=0.9, ge=0.0, le=1.0)
+    max_candidates_per_key: int = Field(default=100, ge=1)
+    max_candidates: int = Field(default=500, ge=1)
+    max_scored: int = Field(default=50, ge=1)  # fully scored after the cheap prefilter
+    name_levels: tuple[ComparisonLevel, ...] = NAME_LEVELS
+
+
+@dataclass(slots=True)
+class CandidateRecord:
+    """What the scorer needs of a stored entity."""
+
+    id: str
+    name: str
+    type: EntityType
+    aliases: tuple[str, ...] = ()
+    embedding: np.ndarray | None = None
+    summary: str = ""
+    evidence_count: int = 1
+    similarity: float | None = None  # cosine to the current query, when an ANN search gave it
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+
+@dataclass(slots=True)
+class MentionQuery:
+    text: str
+    type: EntityType | None = None
+    type_confidence: float = 0.5
+    aliases: tuple[str, ...] = ()
+    embedding: np.ndarray | None = None
+    context: str = ""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.text, *self.aliases)
+
+
+@dataclass(slots=True)
+class ScoredCandidate:
+    entity_id: str
+    name: str
+    type: EntityType
+    score: float
+    name_score: float
+    embedding_score: float | None
+    type_score: float | None
+    name_level: str = ""
+    matched_name: str = ""
+    extra: dict[str, float] = field(default_factory=dict)
+
+
+def type_score(config: ResolutionConfig, wanted: EntityType | None, got: EntityType) -> float | None:
+    if wanted is None:
+        return None
+    if wanted is got:
+        return 1.0
+    if EntityType.PERSON in (wanted, got):
+        return config.type_mismatch_score
+    return config.related_type_score
+
+
+def _variants(key: str, etype: EntityType) -> set[str]:
+    keys = {*lookup_keys(key, etype), *entity_keys(key, [], etype)}
+    return {k for k in keys if not k.startswith("first:")}
+
+
+def name_similarity(a: str, b: str, person: bool, etype: EntityType | None = None) -> float:
+    if person:
+        return person_similarity(parse_person(a), parse_person(b))
+    ka, kb = normalize_name(a), normalize_name(b)
+    if etype is None or etype is EntityType.PERSON:
+        return generic_similarity(ka, kb)
+    # known variants: 'apache kafka' ~ 'kafka', 'northwind robotics inc' ~ 'northwind robotics'
+    if _variants(ka, etype) & _variants(kb, etype):
+        return 1.0
+    return generic_similarity(ka, kb)
+
+
+def identity_conflict(a: str, b: str) -> bool:
+    """The given names differ in an identity-bearing way (Sam/Samir, Dan/Dani)."""
+    pa, pb = parse_person(a), parse_person(b)
+    if not pa.tokens or not pb.tokens:
+        return False
+    return given_similarity(pa.given, pb.given) is None
+
+
+def level_of(config: ResolutionConfig, similarity: float) -> str:
+    for level in config.name_levels:
+        if similarity >= level.min_similarity - 1e-9:
+            return level.label
+    return config.name_levels[-1].label if config.name_levels else ""
+
+
+def score_candidate(config: ResolutionConfig, query: MentionQuery,
+                    candidate: CandidateRecord) -> ScoredCandidate:
+    person = EntityType.PERSON in (query.type, candidate.type) if query.type else \
+        candidate.type is EntityType.PERSON
+    best, matched = 0.0, candidate.name
+    for q in query.names:
+        for c in candidate.names:
+            sim = name_similarity(q, c, person, query.type or candidate.type)
+            if sim > best:
+                best, matched = sim, c
+                if sim >= 1.0:
+                    break
+        if best >= 1.0:
+            break
+    emb: float | None = None
+    if query.embedding is not None and candidate.similarity is not None:
+        emb = max(0.0, candidate.similarity)
+    elif query.embedding is not None and candidate.embedding is not None:
+        emb = max(0.0, float(np.dot(query.embedding, candidate.embedding)))
+    typ = type_score(config, query.type, candidate.type)
+    parts = [(config.weight_name, best)]
+    if emb is not None:
+        parts.append((config.weight_embedding, emb))
+    if typ is not None:
+        parts.append((config.weight_type, typ))
+    total_w = sum(w for w, _ in parts) or 1.0
+    score = sum(w * s for w, s in parts) / total_w
+    return ScoredCandidate(candidate.id, candidate.name, candidate.type, round(score, 4),
+                           round(best, 4), None if emb is None else round(emb, 4), typ,
+                           level_of(config, best), matched)
+
+
+def rank(config: ResolutionConfig, query: MentionQuery,
+         candidates: Sequence[CandidateRecord]) -> list[ScoredCandidate]:
+    scored = [score_candidate(config, query, c) for c in candidates]
+    return sorted(scored, key=lambda s: (-s.score, s.entity_id))

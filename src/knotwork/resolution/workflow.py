@@ -1,0 +1,273 @@
+"""Entity operations behind the API, the admin UI and the CLI: create (resolving first), read,
+search, the review queue (approve / reject / merge into another) and merge / unmerge.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict
+
+from knotwork.domain.ids import stable_id
+from knotwork.domain.models import AuditEvent, Entity, EntityType, Fact, PropertyValue
+from knotwork.domain.ports import Collection
+from knotwork.domain.timeutil import utcnow
+from knotwork.infra.sql.resolution_store import SqlResolutionStore
+from knotwork.ingestion.embedding_text import entity_point, entity_text
+from knotwork.resolution.exact import entity_keys
+from knotwork.resolution.ingest import entity_block_keys
+from knotwork.resolution.lookup import ResolveResult, candidates_for, resolve_mention
+from knotwork.resolution.merge import MergeError, Merger, NotFoundError
+from knotwork.resolution.models import (
+    AuditEntry,
+    MentionExample,
+    MergeRecord,
+    ReviewItem,
+    ReviewStatus,
+)
+from knotwork.resolution.normalize import clean_display_name, normalize_name
+from knotwork.resolution.resolver import DecisionKind
+from knotwork.resolution.scoring import rank
+from knotwork.resolution.service import resolution_sql
+from knotwork.runtime import Runtime
+
+
+class CreateResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    entity_id: str
+    canonical_entity_id: str
+    created: bool
+    confidence: float
+
+
+class EntityView(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    entity: Entity
+    relationships: list[Fact]
+    mentions_count: int
+    examples: list[MentionExample]
+    merges: list[MergeRecord]
+
+
+class SearchHit(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    entity: Entity
+    score: float
+
+
+class ReviewView(BaseModel):
+    """A review item with both sides' details, for the admin UI."""
+
+    model_config = ConfigDict(extra="forbid")
+    item: ReviewItem
+    entities: list[EntityView]
+
+
+@dataclass
+class EntityWorkflow:
+    rt: Runtime
+    group_id: str
+
+    @property
+    def sql(self) -> SqlResolutionStore:
+        sql = resolution_sql(self.rt)
+        if sql is None:
+            raise MergeError("entity resolution needs the SQL document store")
+        return sql
+
+    def _audit(self, action: str, entity_id: str | None, **detail: object) -> None:
+        self.sql.record_audits([AuditEvent(group_id=self.group_id, action=action,
+                                           entity_id=entity_id, detail=json.dumps(detail))])
+
+    def _write(self, entities: list[Entity]) -> None:
+        self.rt.graph.upsert_entities(entities)
+        self.sql.replace_keys(self.group_id, {e.id: entity_block_keys(e) for e in entities})
+        vectors = self.rt.embedder.embed([entity_text(e) for e in entities])
+        self.rt.vectors.upsert(Collection.ENTITIES, [entity_point(e, v) for e, v in
+                                                     zip(entities, vectors, strict=True)])
+
+    # ------------------------------------------------------------------ resolve / create
+    def resolve(self, mention: str, etype: EntityType | None, context: str = "") -> ResolveResult:
+        return resolve_mention(self.rt, self.group_id, mention, etype, context)
+
+    def create(self, display_name: str, etype: EntityType, properties: dict[str, str],
+               source_chunk_id: str | None = None, actor: str = "api") -> CreateResult:
+        name = clean_display_name(display_name)
+        key = normalize_name(name)
+        if not key:
+            raise ValueError("display_name is empty")
+        query, store, resolver = candidates_for(self.rt, self.group_id, name, etype)
+        decision = resolver.resolve(query, [store])
+        source = source_chunk_id or f"api:{actor}"
+        values = {k: [PropertyValue(value=str(v), source=source)] for k, v in properties.items()}
+        now = utcnow()
+        if decision.kind is not DecisionKind.NEW and decision.entity_id:
+            [entity] = self.rt.graph.get_entities(self.group_id, [decision.entity_id])
+            props = {k: list(v) for k, v in entity.properties.items()}
+            for k, vs in values.items():
+                props.setdefault(k, [])
+                props[k] += [v for v in vs if v.value not in {x.value for x in props[k]}]
+            aliases = list(entity.aliases)
+            if name != entity.name and name not in aliases:
+                aliases.append(name)
+            updated = entity.model_copy(update={
+                "aliases": aliases, "properties": props, "updated_at": now,
+                "evidence_count": entity.evidence_count + 1,
+                "name_keys": list(dict.fromkeys([*entity.name_keys, *entity_keys(
+                    entity.canonical_name, [normalize_name(a) for a in aliases], entity.type)]))})
+            self._write([updated])
+            self._audit(f"resolution.{decision.kind.value}", entity.id, mention=name,
+                        score=decision.confidence, actor=actor)
+            return CreateResult(entity_id=entity.id, canonical_entity_id=entity.id, created=False,
+                                confidence=decision.confidence)
+        entity_id = stable_id(self.group_id, "entity", key)
+        if self.rt.graph.get_entities(self.group_id, [entity_id]):
+            entity_id = stable_id(self.group_id, "entity", key, etype.value)
+        entity = Entity(id=entity_id, group_id=self.group_id, name=name, canonical_name=key,
+                        type=etype, name_keys=entity_keys(key, [], etype), properties=values,
+                        canonical_entity_id=entity_id, created_at=now, updated_at=now)
+        self._write([entity])
+        self._audit("entity.create", entity_id, name=name, actor=actor)
+        return CreateResult(entity_id=entity_id, canonical_entity_id=entity_id, created=True,
+                            confidence=1.0)
+
+    # ------------------------------------------------------------------ read / search
+    def canonical_id(self, entity_id: str) -> str | None:
+        """The live entity an id names: itself, or the entity it was merged into."""
+        seen: set[str] = set()
+        current = entity_id
+        while current not in seen:
+            seen.add(current)
+            if self.rt.graph.get_entities(self.group_id, [current]):
+                return current
+            target = self.sql.merged_into(self.group_id, current)
+            if target is None:
+                return None
+            current = target
+        return None
+
+    def view(self, entity_id: str) -> EntityView:
+        canonical = self.canonical_id(entity_id)
+        if canonical is None:
+            raise NotFoundError(f"no entity {entity_id!r} in group {self.group_id!r}")
+        [entity] = self.rt.graph.get_entities(self.group_id, [canonical])
+        hits = self.rt.graph.expand_facts(self.group_id, [canonical], depth=1,
+                                          include_invalid=True, limit=100)
+        return EntityView(entity=entity, relationships=[h.fact for h in hits],
+                          mentions_count=len(self.sql.mention_ids(self.group_id, canonical)),
+                          examples=self.sql.mention_examples(self.group_id, canonical),
+                          merges=self.sql.merges_of(self.group_id, canonical))
+
+    def search(self, query: str, types: list[EntityType], min_confidence: float, limit: int,
+               include_aliases: bool = True) -> tuple[list[SearchHit], int]:
+        q, store, resolver = candidates_for(self.rt, self.group_id, query,
+                                            types[0] if len(types) == 1 else None)
+        records = [r for r in store.records if not types or r.type in types]
+        if not include_aliases:
+            for r in records:
+                r.aliases = ()
+        scored = [s for s in rank(resolver.config, q, records) if s.name_score >= 0.6]
+        entities = {e.id: e for e in self.rt.graph.get_entities(
+            self.group_id, [s.entity_id for s in scored])}
+        hits = [SearchHit(entity=entities[s.entity_id], score=s.score) for s in scored
+                if s.entity_id in entities and entities[s.entity_id].confidence >= min_confidence]
+        return hits[:limit], len(hits)
+
+    def audit_trail(self, entity_id: str) -> list[AuditEntry]:
+        return self.sql.audit_trail(self.group_id, entity_id)
+
+    # ------------------------------------------------------------------ reviews
+    def reviews(self, status: ReviewStatus | None, query: str = "", limit: int = 50) -> list[ReviewItem]:
+        return self.sql.list_reviews(self.group_id, status, query, limit)
+
+    def review_view(self, review_id: str) -> ReviewView:
+        item = self._review(review_id)
+        ids = [x for x in dict.fromkeys([item.entity_id or "", *(c.entity_id for c in item.candidates)]) if x]
+        views = []
+        for eid in ids:
+            try:
+                views.append(self.view(eid))
+            except NotFoundError:
+                continue
+        return ReviewView(item=item, entities=views)
+
+    def _review(self, review_id: str) -> ReviewItem:
+        item = self.sql.get_review(self.group_id, review_id)
+        if item is None:
+            raise NotFoundError(f"no review item {review_id!r} in group {self.group_id!r}")
+        if item.status is not ReviewStatus.PENDING:
+            raise MergeError(f"review item {review_id!r} is already {item.status.value}")
+        return item
+
+    def approve(self, review_id: str, actor: str) -> ReviewItem:
+        item = self._review(review_id)
+        self.sql.decide_review(self.group_id, review_id, ReviewStatus.APPROVED, actor, "kept")
+        self._audit("review.approve", item.entity_id, review_id=review_id, actor=actor)
+        return self.sql.get_review(self.group_id, review_id) or item
+
+    def reject(self, review_id: str, actor: str) -> ReviewItem:
+        """The mention is not that entity: it is split off into an entity of its own."""
+        item = self._review(review_id)
+        split = self._split_off(item, None, actor)
+        self.sql.decide_review(self.group_id, review_id, ReviewStatus.REJECTED, actor,
+                               f"split into {split}")
+        return self.sql.get_review(self.group_id, review_id) or item
+
+    def merge_into(self, review_id: str, target_id: str, actor: str) -> ReviewItem:
+        item = self._review(review_id)
+        target = self.canonical_id(target_id)
+        if target is None:
+            raise NotFoundError(f"no entity {target_id!r} in group {self.group_id!r}")
+        if target != item.entity_id:
+            self._split_off(item, target, actor)
+        self.sql.decide_review(self.group_id, review_id, ReviewStatus.MERGED, actor,
+                               f"merged into {target}")
+        return self.sql.get_review(self.group_id, review_id) or item
+
+    def _split_off(self, item: ReviewItem, target_id: str | None, actor: str) -> str:
+        """Move the review's mention (its chunks' MENTIONS, mention rows, alias) off the
+        entity it was attached to, into ``target_id`` or a new entity; returns that id."""
+        if item.entity_id is None or self.canonical_id(item.entity_id) is None:
+            raise MergeError("the entity of this review item no longer exists")
+        source_id = self.canonical_id(item.entity_id)
+        assert source_id is not None
+        [source] = self.rt.graph.get_entities(self.group_id, [source_id])
+        if item.decision == DecisionKind.NEW.value and target_id is not None:
+            Merger(self.rt, self.group_id, self.sql).merge(target_id, [source_id], actor=actor)
+            return target_id
+        mention_key = normalize_name(item.mention)
+        moved = [m for m in self.sql.mention_ids(self.group_id, source_id, item.episode_ids)]
+        texts = self.sql.mention_texts(moved)
+        moved = [m for m in moved if normalize_name(texts.get(m, "")) == mention_key]
+        if target_id is None:
+            etype = EntityType(item.entity_type)
+            new_id = stable_id(self.group_id, "entity", mention_key, item.id)
+            now = utcnow()
+            self._write([Entity(id=new_id, group_id=self.group_id, name=item.mention,
+                                canonical_name=mention_key, type=etype,
+                                name_keys=entity_keys(mention_key, [], etype),
+                                canonical_entity_id=new_id, created_at=now, updated_at=now)])
+            target_id = new_id
+        self.rt.graph.upsert_mentions(self.group_id, [(ep, target_id) for ep in item.episode_ids])
+        self.sql.repoint_mentions(self.group_id, moved, target_id)
+        still = set(self.sql.mention_ids(self.group_id, source_id, item.episode_ids))
+        gone = [ep for ep in item.episode_ids if not still & set(
+            self.sql.mention_ids(self.group_id, source_id, [ep]))]
+        self.rt.graph.delete_mentions(self.group_id, [(ep, source_id) for ep in gone])
+        if item.alias_added and item.alias_added in source.aliases:
+            aliases = [a for a in source.aliases if a != item.alias_added]
+            self._write([source.model_copy(update={
+                "aliases": aliases, "updated_at": utcnow(),
+                "name_keys": entity_keys(source.canonical_name,
+                                         [normalize_name(a) for a in aliases], source.type)})])
+        self._audit("review.split", source_id, review_id=item.id, into=target_id, actor=actor,
+                    mention=item.mention)
+        return target_id
+
+    # ------------------------------------------------------------------ merge / unmerge
+    def merge(self, target_id: str, source_ids: list[str], actor: str) -> MergeRecord:
+        return Merger(self.rt, self.group_id, self.sql).merge(target_id, source_ids, actor=actor)
+
+    def unmerge(self, merge_id: str, actor: str) -> MergeRecord:
+        return Merger(self.rt, self.group_id, self.sql).unmerge(merge_id, actor=actor)

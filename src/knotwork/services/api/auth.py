@@ -1,0 +1,178 @@
+"""API keys on every request: who calls (401), may they (403), how often (429), which tenant.
+
+Scopes come from the route, by rules kept as data (``SCOPE_RULES``), so routers need no
+decorations; a key bound to a tenant may only name that tenant and is its default tenant.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass
+
+import anyio.to_thread
+from fastapi import HTTPException, Request
+
+from knotwork.domain.auth import ApiKey, Scope
+from knotwork.domain.ports import ApiKeyStore
+from knotwork.infra.sql.api_keys import digest
+from knotwork.services.api.ratelimit import InMemoryRateLimiter, RateLimiter, RedisRateLimiter
+from knotwork.settings import AuthMode, Settings
+
+OPEN_PATHS = ("/healthz", "/metrics", "/docs", "/redoc", "/openapi.json")
+
+
+@dataclass(frozen=True)
+class ScopeRule:
+    """Requests whose route template matches ``pattern`` (and method, if given) need ``scope``."""
+
+    pattern: str
+    scope: Scope
+    methods: frozenset[str] = frozenset()
+
+    def matches(self, method: str, path: str) -> bool:
+        return (not self.methods or method in self.methods) and re.search(self.pattern, path) is not None
+
+
+# first match wins; anything else under /v1 needs QUERY
+SCOPE_RULES: tuple[ScopeRule, ...] = (
+    ScopeRule(r"^/admin", Scope.ADMIN),
+    ScopeRule(r"^/v1/(review|admin|keys)\b", Scope.ADMIN),
+    ScopeRule(r"/(merge|unmerge|approve|reject)\b", Scope.ADMIN),
+    ScopeRule(r"^/v1/(episodes|documents|ingest|sync)\b", Scope.INGEST,
+              frozenset({"POST", "PUT", "PATCH", "DELETE"})),
+    ScopeRule(r"^/v1/entities$", Scope.INGEST, frozenset({"POST"})),
+    ScopeRule(r"^/v1/entities/\{[^}]+\}$", Scope.INGEST, frozenset({"PUT", "PATCH", "DELETE"})),
+    ScopeRule(r"^/v1/communities/(build|refresh)\b", Scope.INGEST, frozenset({"POST"})),
+)
+
+
+def scope_for(method: str, template: str) -> Scope | None:
+    if template.startswith(OPEN_PATHS) or not template.startswith(("/v1", "/admin")):
+        return None
+    for rule in SCOPE_RULES:
+        if rule.matches(method, template):
+            return rule.scope
+    return Scope.QUERY
+
+
+class Authenticator:
+    """Built once per app: the key store, a short cache of verified keys, the rate limiter."""
+
+    CACHE_SECONDS = 5.0
+
+    def __init__(self, settings: Settings, keys: ApiKeyStore) -> None:
+        self._settings = settings
+        self._keys = keys
+        self._cache: dict[str, tuple[float, ApiKey | None]] = {}
+        self._enforce: tuple[float, bool] | None = None
+        self._lock = threading.Lock()
+        self.limiter: RateLimiter = (
+            RedisRateLimiter(settings.redis_url, settings.queue_prefix) if settings.redis_url
+            else InMemoryRateLimiter())
+
+    def enforced(self, scope: Scope) -> bool:
+        """ON: always. AUTO: once a key was issued; admin routes also when admin_api_key is set."""
+        mode = self._settings.auth_mode
+        if mode is not AuthMode.AUTO:
+            return mode is AuthMode.ON
+        if scope is Scope.ADMIN and self._settings.admin_api_key is not None:
+            return True
+        now = time.monotonic()
+        with self._lock:
+            if self._enforce is not None and now - self._enforce[0] < self.CACHE_SECONDS:
+                return self._enforce[1]
+        on = self._keys.any_issued()
+        with self._lock:
+            self._enforce = (now, on)
+        return on
+
+    def verify(self, secret: str) -> ApiKey | None:
+        admin = self._settings.admin_api_key
+        if admin is not None and hmac.compare_digest(digest(secret),
+                                                     digest(admin.get_secret_value())):
+            from knotwork.domain.timeutil import utcnow
+
+            return ApiKey(id="settings-admin", prefix="settings", name="admin_api_key",
+                          scopes=[Scope.ADMIN], created_at=utcnow())
+        now = time.monotonic()
+        token = digest(secret)
+        with self._lock:
+            cached = self._cache.get(token)
+            if cached is not None and now - cached[0] < self.CACHE_SECONDS:
+                return cached[1]
+        key = self._keys.authenticate(secret)
+        with self._lock:
+            if len(self._cache) > 10_000:
+                self._cache.clear()
+            self._cache[token] = (now, key)
+        return key
+
+    def forget(self) -> None:
+        with self._lock:
+            self._cache.clear()
+            self._enforce = None
+
+
+def _secret(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    if header.lower().startswith("bearer "):
+        return header[7:].strip() or None
+    return request.headers.get("x-api-key") or None
+
+
+async def _named_tenant(request: Request) -> str | None:
+    named = request.query_params.get("group_id")
+    if named:
+        return named
+    if "json" not in request.headers.get("content-type", ""):
+        return None
+    body = await request.body()  # cached on the request: the route reads the same bytes
+    if not body or b"group_id" not in body:
+        return None
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        return None  # the route answers 422 for malformed JSON
+    value = parsed.get("group_id") if isinstance(parsed, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def _unauthorized(detail: str) -> HTTPException:
+    return HTTPException(401, detail, headers={"WWW-Authenticate": 'Bearer realm="knotwork"'})
+
+
+async def authorize(request: Request) -> None:
+    """App-wide dependency: sets ``request.state.api_key`` and ``request.state.tenant``."""
+    request.state.api_key = None
+    request.state.tenant = None
+    route = request.scope.get("route")
+    template = getattr(route, "path", request.url.path)
+    scope = scope_for(request.method, template)
+    auth: Authenticator | None = getattr(request.app.state, "auth", None)
+    if scope is None or auth is None:
+        return
+    if not await anyio.to_thread.run_sync(auth.enforced, scope):
+        return
+    secret = _secret(request)
+    if secret is None:
+        raise _unauthorized("an API key is required (Authorization: Bearer <key> or X-API-Key)")
+    key = await anyio.to_thread.run_sync(auth.verify, secret)
+    if key is None:
+        raise _unauthorized("the API key is unknown or revoked")
+    if not key.allows(scope):
+        raise HTTPException(403, f"this key lacks the {scope.value!r} scope "
+                                 f"(it has: {', '.join(s.value for s in key.scopes)})")
+    named = await _named_tenant(request)
+    if key.tenant is not None and named is not None and named != key.tenant:
+        raise HTTPException(403, f"this key is bound to tenant {key.tenant!r}")
+    limit = key.rate_limit_per_minute or auth._settings.rate_limit_per_minute
+    wait = await anyio.to_thread.run_sync(auth.limiter.hit, key.id, limit)
+    if wait is not None:
+        raise HTTPException(429, f"rate limit of {limit} requests per minute exceeded",
+                            headers={"Retry-After": str(wait)})
+    request.state.api_key = key
+    request.state.tenant = key.tenant

@@ -1,0 +1,270 @@
+"""``knotwork worker``, ``knotwork queue dlq|retry|purge`` and the queued halves of
+``ingest --queue`` / ``sync --queue`` (registered by cli)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Annotated, NoReturn
+
+import typer
+
+if TYPE_CHECKING:
+    from knotwork.domain.models import RawDocument
+    from knotwork.domain.ports import DocumentStore, JobQueue
+    from knotwork.services.worker.enqueue import EnqueueReport
+    from knotwork.settings import Settings
+
+queue_app = typer.Typer(no_args_is_help=True, help="The job queue: dead letters, retries.")
+
+MAX_RECONNECTS = 5
+
+
+def _settings() -> Settings:
+    from knotwork.services import cli
+    from knotwork.settings import Settings
+
+    return cli._State.settings or Settings()
+
+
+def _fail(message: str) -> NoReturn:
+    from knotwork.services import cli
+
+    cli.fail(message)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return text or type(exc).__name__
+
+
+@contextmanager
+def queue_stores(settings: Settings) -> Iterator[tuple[DocumentStore, JobQueue]]:
+    """SQL and the job queue only: no vector store, so workers keep theirs (qdrant-edge)."""
+    from knotwork.infra.graph_factory import create_graph_store
+    from knotwork.infra.queue.factory import create_job_queue
+    from knotwork.infra.sql.store import SqlDocumentStore
+
+    try:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        documents = SqlDocumentStore(settings.resolved_database_url())
+        documents.migrate()
+    except Exception as exc:  # noqa: BLE001 - one line, exit 2
+        _fail(f"cannot open the document store: {_first_line(exc)}")
+    graph = None
+    try:
+        if not settings.redis_url:
+            graph = create_graph_store(settings)  # its server carries the streams
+        queue = create_job_queue(settings, graph)
+        queue.stats()  # connects now: fail here with one line
+    except Exception as exc:  # noqa: BLE001
+        documents.close()
+        if graph is not None:
+            graph.close()
+        _fail(f"cannot open the job queue: {_first_line(exc)}")
+    try:
+        yield documents, queue
+    finally:
+        for closer in (queue.close, *((graph.close,) if graph else ()), documents.close):
+            closer()
+
+
+def enqueue_loaded(documents: list[RawDocument], kind: str) -> None:
+    """``knotwork ingest PATH --queue``: one EXTRACT_ENTITIES task per new/changed document."""
+    from knotwork.services.worker.enqueue import enqueue_documents
+
+    settings = _settings()
+    with queue_stores(settings) as (store, queue):
+        report = _with_progress("enqueue", len(documents), lambda tick: enqueue_documents(
+            documents, store, queue, settings.group, progress=tick))
+    typer.echo(f"enqueued {report.enqueued} {kind} documents "
+               f"({len(report.added)} new, {len(report.updated)} changed, "
+               f"{report.unchanged} unchanged); run `knotwork worker` to process them")
+
+
+def sync_enqueuer(settings: Settings, queue: JobQueue, store: DocumentStore
+                  ) -> Callable[[Iterable[RawDocument], Callable[[int], None] | None],
+                                tuple[list[str], list[str], int, int]]:
+    """The ``enqueue`` of :func:`knotwork.ingestion.sync.run_sync` (``sync --queue``)."""
+    from knotwork.services.worker.enqueue import enqueue_documents
+
+    def enqueue(documents: Iterable[RawDocument], progress: Callable[[int], None] | None
+                ) -> tuple[list[str], list[str], int, int]:
+        report: EnqueueReport = enqueue_documents(documents, store, queue, settings.group,
+                                                  progress=progress)
+        return report.added, report.updated, report.unchanged, report.enqueued
+
+    return enqueue
+
+
+def _with_progress(label: str, total: int | None,
+                   work: Callable[[Callable[[int], None]], EnqueueReport]) -> EnqueueReport:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = (TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn())
+    with Progress(*columns, transient=True, disable=not sys.stderr.isatty()) as bar:
+        task = bar.add_task(label, total=total, rate="")
+
+        def tick(n: int) -> None:
+            bar.advance(task, n)
+            speed = bar.tasks[0].speed
+            bar.update(task, rate=f"{speed:.1f}/s" if speed else "")
+
+        return work(tick)
+
+
+@contextmanager
+def _stop_on_signals() -> Iterator[threading.Event]:
+    """SIGTERM / SIGINT: finish the current batch, then stop (a second one kills)."""
+    stop = threading.Event()
+
+    def handler(signum: int, frame: object) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield stop
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def worker(
+    until_empty: Annotated[bool, typer.Option(
+        "--until-empty", help="Exit once no job is waiting, pending or retrying.")] = False,
+    max_jobs: Annotated[int | None, typer.Option("--max-jobs", min=1,
+                                                 help="Exit after this many jobs.")] = None,
+    name: Annotated[str | None, typer.Option("--name", help="Consumer name "
+                                             "(default host-pid).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the totals as JSON.")] = False,
+) -> None:
+    """Process the job queue (any number of workers may run; see `knotwork status`)."""
+    import redis
+
+    from knotwork.services.worker.worker import WorkerStats
+
+    settings = _settings()
+    totals = WorkerStats()
+    with _stop_on_signals() as stop:
+        for attempt in range(MAX_RECONNECTS + 1):
+            try:
+                _work(settings, totals, stop, until_empty, max_jobs, name)
+                break
+            except redis.ConnectionError as exc:  # e.g. the embedded server was stopped
+                if attempt == MAX_RECONNECTS or stop.is_set():
+                    _fail(f"lost the queue's Redis: {_first_line(exc)}")
+                typer.echo(f"knotwork: warning: lost the queue's Redis ({_first_line(exc)}); "
+                           "reconnecting", err=True)
+    if as_json:
+        typer.echo(json.dumps(totals.__dict__))
+    else:
+        typer.echo(f"worker done: {totals.jobs} jobs ({totals.extracted} documents extracted, "
+                   f"{totals.unchanged} unchanged, {totals.chunks} chunks, "
+                   f"{totals.retried} retried, {totals.dead} dead-lettered)")
+
+
+def _work(settings: Settings, totals: object, stop: threading.Event, until_empty: bool,
+          max_jobs: int | None, name: str | None) -> None:
+    from knotwork.infra.queue.factory import create_job_queue, create_writer_lock, redis_client
+    from knotwork.services.worker.stores import CommitGate, open_worker_runtime
+    from knotwork.services.worker.worker import Worker, WorkerStats
+
+    assert isinstance(totals, WorkerStats)
+    try:
+        runtime, vectors = open_worker_runtime(settings)
+    except Exception as exc:  # noqa: BLE001
+        _fail(f"cannot open the stores in {settings.data_dir}: {_first_line(exc)}")
+    try:
+        queue = create_job_queue(settings, runtime.graph)
+        client = redis_client(settings, runtime.graph)
+        gate = CommitGate(create_writer_lock(settings, runtime.graph), vectors, client,
+                          settings.queue_prefix)
+        from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        columns = (SpinnerColumn(), TextColumn("[bold]worker {task.completed} jobs"),
+                   TextColumn("{task.fields[rate]}"), TextColumn("backlog {task.fields[left]}"),
+                   TimeElapsedColumn())
+        with Progress(*columns, transient=True, disable=not sys.stderr.isatty()) as bar:
+            task = bar.add_task("worker", total=None, rate="", left="?")
+
+            def on_batch(n: int) -> None:
+                bar.advance(task, n)
+                speed = bar.tasks[0].speed
+                bar.update(task, rate=f"{speed:.1f}/s" if speed else "",
+                           left=str(queue.stats().outstanding))
+
+            job_worker = Worker(runtime, queue, gate, name=name, on_batch=on_batch,
+                                known_stale=gate.others_committed)
+            job_worker.stats = totals
+            job_worker.run(stop=stop, until_empty=until_empty, max_jobs=max_jobs)
+    finally:
+        runtime.close()
+
+
+@queue_app.command("dlq")
+def dlq(
+    limit: Annotated[int, typer.Option("--limit", min=1, help="Newest first, at most.")] = 50,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """List the dead letters: tasks that failed every retry, with their errors."""
+    with queue_stores(_settings()) as (_, queue):
+        dead = queue.dead_letters(limit)
+    if as_json:
+        typer.echo(json.dumps([d.model_dump(mode="json", exclude={"body"}) for d in dead],
+                              indent=2))
+        return
+    if not dead:
+        typer.echo("no dead letters")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"dead letters ({len(dead)} shown)")
+    for column in ("id", "type", "task", "tries", "failed at", "error"):
+        table.add_column(column)
+    for d in dead:
+        table.add_row(d.message_id, d.kind, (d.task_id or "")[:8],
+                      str(d.retry_count + 1), d.failed_at.strftime("%Y-%m-%d %H:%M:%S"), d.error)
+    Console().print(table)
+
+
+@queue_app.command("retry")
+def retry(
+    ids: Annotated[list[str] | None, typer.Argument(help="Dead-letter ids (default: all).")]
+    = None,
+) -> None:
+    """Put dead letters back on the queue (their retry count starts again)."""
+    with queue_stores(_settings()) as (_, queue):
+        moved = queue.requeue_dead(ids or None)
+    typer.echo(f"re-queued {moved} dead letters")
+
+
+@queue_app.command("purge")
+def purge(
+    yes: Annotated[bool, typer.Option("--yes", help="Really delete every queued job.")] = False,
+) -> None:
+    """Delete every waiting, retrying and dead job (documents stay as they are)."""
+    if not yes:
+        _fail("purge deletes every queued job: pass --yes")
+    with queue_stores(_settings()) as (_, queue):
+        queue.purge()
+    typer.echo("queue purged")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("worker")(worker)
+    app.add_typer(queue_app, name="queue")

@@ -1,0 +1,142 @@
+"""Repair drift between the graph, the vector store and SQL after a crash (``knotwork reconcile``).
+
+Writes go graph → vectors → SQL and each step is idempotent, so a crash leaves one of:
+
+* graph evidence whose SQL document is gone (a delete that stopped half-way): detached,
+  then facts and entities left without evidence are retired (``Lineage.sweep``);
+* graph entities / facts / episodes without their vectors (a crash between the graph and the
+  vector write; a re-run would not re-embed an unchanged entity): embedded and written;
+* vectors whose graph object is gone: deleted;
+* documents not COMPLETED (PENDING / PROCESSING / FAILED): listed; ingesting their source again
+  finishes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from knotwork.domain.models import ProcessingStatus
+from knotwork.domain.ports import Collection, VectorPoint
+from knotwork.ingestion.embedding_text import (
+    entity_point,
+    entity_text,
+    fact_point,
+    passage_id,
+    passage_point,
+    passage_text,
+    passage_texts,
+)
+from knotwork.runtime import Runtime
+
+Progress = Callable[[str], None]
+_EMBED_BATCH = 256
+
+
+class ReconcileReport(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    group_id: str
+    dry_run: bool
+    orphan_episode_documents: list[str] = Field(default_factory=list)
+    facts_retired: int = 0
+    entities_retired: int = 0
+    entity_vectors_added: int = 0
+    entity_vectors_removed: int = 0
+    fact_vectors_added: int = 0
+    fact_vectors_removed: int = 0
+    passage_vectors_added: int = 0
+    passage_vectors_removed: int = 0
+    unfinished_documents: list[str] = Field(default_factory=list)
+
+    @property
+    def repaired(self) -> int:
+        return (len(self.orphan_episode_documents) + self.facts_retired + self.entities_retired
+                + self.entity_vectors_added + self.entity_vectors_removed
+                + self.fact_vectors_added + self.fact_vectors_removed
+                + self.passage_vectors_added + self.passage_vectors_removed)
+
+
+def _ids(rt: Runtime, collection: Collection, group: str) -> set[str]:
+    return {p.id for p in rt.vectors.scan(collection, group, 1024, with_vectors=False)}
+
+
+def _upsert_embedded(rt: Runtime, collection: Collection, texts: Sequence[str],
+                     build: Callable[[int, list[float]], VectorPoint]) -> None:
+    for start in range(0, len(texts), _EMBED_BATCH):
+        vectors = rt.embedder.embed(list(texts[start : start + _EMBED_BATCH]))
+        rt.vectors.upsert(collection, [build(start + i, v) for i, v in enumerate(vectors)])
+
+
+def reconcile(rt: Runtime, group: str, *, dry_run: bool = False,
+              progress: Progress | None = None) -> ReconcileReport:
+    say = progress or (lambda _: None)
+    report = ReconcileReport(group_id=group, dry_run=dry_run)
+    graph = rt.graph
+    documents = {d.id: d for d in rt.documents.list_documents(group)}
+    report.unfinished_documents = sorted(
+        f"{d.title or d.source_id} ({d.processing_status.value})" for d in documents.values()
+        if d.processing_status is not ProcessingStatus.COMPLETED)
+
+    say("graph evidence without documents")
+    total = graph.counts(group).episodes
+    episode_ids = graph.recent_episode_ids(group, total) if total else []
+    episodes = graph.get_episodes(group, episode_ids)
+    orphan_docs = sorted({e.document_id for e in episodes if e.document_id not in documents})
+    report.orphan_episode_documents = orphan_docs
+    if orphan_docs and not dry_run:
+        from knotwork.communities.service import CommunityService
+        from knotwork.ingestion.lineage import Lineage
+
+        graph.detach_document_episodes(group, orphan_docs)
+        retired = Lineage(rt, group, CommunityService(rt, group)).sweep("reconcile", [])
+        report.facts_retired, report.entities_retired = retired.facts, retired.entities
+        episodes = [e for e in episodes if e.document_id in documents]
+
+    say("entity vectors")
+    entities = {e.id: e for e in graph.list_entities(group)}
+    stored = _ids(rt, Collection.ENTITIES, group)
+    missing = [entities[i] for i in sorted(entities.keys() - stored)]
+    extra = sorted(stored - entities.keys())
+    report.entity_vectors_added, report.entity_vectors_removed = len(missing), len(extra)
+    if not dry_run:
+        _upsert_embedded(rt, Collection.ENTITIES, [entity_text(e) for e in missing],
+                         lambda i, v: entity_point(missing[i], v))
+        rt.vectors.delete(Collection.ENTITIES, extra)
+
+    say("fact vectors")
+    facts = {f.id: f for f in graph.list_facts(group)}
+    stored = _ids(rt, Collection.FACTS, group)
+    missing_facts = [facts[i] for i in sorted(facts.keys() - stored)]
+    extra = sorted(stored - facts.keys())
+    report.fact_vectors_added, report.fact_vectors_removed = len(missing_facts), len(extra)
+    if not dry_run:
+        _upsert_embedded(rt, Collection.FACTS, [f.fact for f in missing_facts],
+                         lambda i, v: fact_point(missing_facts[i], v))
+        rt.vectors.delete(Collection.FACTS, extra)
+
+    say("passage vectors")
+    tokens = rt.settings.passage_tokens
+    wanted = {passage_id(e.id, i): (e, text) for e in episodes
+              for i, text in enumerate(passage_texts(e.content, tokens))}
+    index = {pid: i for e in episodes
+             for i, pid in enumerate(passage_id(e.id, k)
+                                     for k in range(len(passage_texts(e.content, tokens))))}
+    stored = _ids(rt, Collection.CHUNKS, group)
+    missing_passages = [(pid, *wanted[pid]) for pid in sorted(wanted.keys() - stored)]
+    extra = sorted(stored - wanted.keys())
+    report.passage_vectors_added, report.passage_vectors_removed = len(missing_passages), len(extra)
+    if not dry_run:
+        def title(document_id: str) -> str:
+            doc = documents.get(document_id)
+            return doc.title if doc is not None else ""
+
+        _upsert_embedded(
+            rt, Collection.CHUNKS,
+            [passage_text(title(e.document_id), text) for _, e, text in missing_passages],
+            lambda i, v: passage_point(missing_passages[i][1].id, missing_passages[i][1].document_id,
+                                       missing_passages[i][1].source_description,
+                                       index[missing_passages[i][0]], group, v))
+        rt.vectors.delete(Collection.CHUNKS, extra)
+    return report

@@ -1,0 +1,1 @@
+"""``knotwork worker``: processes the job queue (see :mod:`knotwork.services.worker.worker`)."""

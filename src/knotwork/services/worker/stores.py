@@ -1,0 +1,181 @@
+"""The stores of a worker process, and the gate that serialises their writes.
+
+Why a gate: qdrant-edge (the embedded vector store) locks its directory per process, so on
+the embedded stack several worker processes cannot all keep the vector store open; and two
+processes merging the same fact's evidence at once would lose an episode id. So every
+worker does the CPU-heavy part of a batch — chunking, extraction (spaCy + rules) and
+chunk-passage embedding — in parallel, then takes the **store-writer lock** (a Redis lease,
+``{prefix}lock:writer``) for the short write phase: resolution against the graph, graph,
+vector and SQL writes, lineage sweeps and community upkeep. On the embedded stack the
+vector store is opened only while the lock is held and closed before it is released
+(:class:`LeasedVectors`); with a Qdrant server it stays open. A worker killed holding the
+lock loses it when its lease (``queue_lock_ttl_s``) runs out; what it half wrote is redone
+idempotently by whoever takes its job over.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Self
+
+import structlog
+
+from knotwork.domain.ports import Collection, VectorHit, VectorPoint, VectorStore
+from knotwork.settings import Settings, VectorBackend
+
+if TYPE_CHECKING:
+    import redis
+
+    from knotwork.infra.queue.lock import LeaseLock
+    from knotwork.runtime import Runtime
+
+log = structlog.get_logger(__name__)
+
+OPEN_WAIT_S = 60.0  # how long to wait for another process (e.g. ``serve``) to free the shards
+
+
+class VectorStoreClosedError(RuntimeError):
+    """A vector-store call outside the writer lock."""
+
+
+class LeasedVectors:
+    """A VectorStore opened by :meth:`acquire` and closed by :meth:`release` (qdrant-edge),
+    or kept open throughout (``persistent``: a Qdrant server)."""
+
+    def __init__(self, settings: Settings, dimension: int) -> None:
+        self._settings = settings
+        self._dimension = dimension
+        self.persistent = settings.vector_backend is not VectorBackend.QDRANT_EDGE
+        self._store: VectorStore | None = None
+        self.opens = 0
+
+    def acquire(self) -> None:
+        if self._store is not None:
+            return
+        from knotwork.infra.vector_factory import create_vector_store
+
+        deadline = time.monotonic() + OPEN_WAIT_S
+        pause = 0.05
+        while True:
+            store = create_vector_store(self._settings)
+            try:
+                for collection in Collection:
+                    store.ensure_collection(collection, self._dimension)
+                for collection in Collection:  # load every shard now: fail here, not mid-write
+                    store.count(collection, "")
+            except RuntimeError as exc:
+                store.close()
+                if "another process" not in str(exc) or time.monotonic() >= deadline:
+                    raise
+                log.info("worker.vectors_busy", wait=pause)
+                time.sleep(pause)
+                pause = min(pause * 2, 2.0)
+                continue
+            self._store = store
+            self.opens += 1
+            return
+
+    def release(self) -> None:
+        if self._store is not None and not self.persistent:
+            store, self._store = self._store, None
+            store.close()
+
+    def _open(self) -> VectorStore:
+        if self._store is None:
+            raise VectorStoreClosedError("the vector store is only open under the writer lock")
+        return self._store
+
+    # ------------------------------------------------------------------ VectorStore
+    def ensure_collection(self, collection: Collection, dimension: int) -> None:
+        self._open().ensure_collection(collection, dimension)
+
+    def upsert(self, collection: Collection, points: Sequence[VectorPoint]) -> None:
+        self._open().upsert(collection, points)
+
+    def search(self, collection: Collection, vector: Sequence[float], *, group_id: str,
+               limit: int = 10, filters: dict[str, str] | None = None,
+               min_score: float | None = None) -> list[VectorHit]:
+        return self._open().search(collection, vector, group_id=group_id, limit=limit,
+                                   filters=filters, min_score=min_score)
+
+    def delete(self, collection: Collection, ids: Sequence[str]) -> None:
+        self._open().delete(collection, ids)
+
+    def delete_group(self, collection: Collection, group_id: str) -> None:
+        self._open().delete_group(collection, group_id)
+
+    def count(self, collection: Collection, group_id: str) -> int:
+        return self._open().count(collection, group_id)
+
+    def close(self) -> None:
+        if self._store is not None:
+            store, self._store = self._store, None
+            store.close()
+
+
+class CommitGate:
+    """The ``commit_guard`` of a worker's pipelines: writer lock + vector lease.
+
+    Counts commits in Redis (``{prefix}jobs:commits``) so a worker can tell that another one
+    wrote since its own last commit (its cache of known names is then stale).
+    """
+
+    def __init__(self, lock: LeaseLock, vectors: LeasedVectors, client: redis.Redis,
+                 prefix: str) -> None:
+        self._lock = lock
+        self._vectors = vectors
+        self._client = client
+        self._counter = f"{prefix}jobs:commits"
+        self._mine: str | None = None
+        self.commits = 0
+        self.waited_s = 0.0
+
+    def others_committed(self) -> bool:
+        current = self._client.get(self._counter)
+        return current is not None and current != self._mine
+
+    def __call__(self) -> CommitGate:
+        return self
+
+    def __enter__(self) -> Self:
+        started = time.monotonic()
+        self._lock.acquire()
+        self.waited_s += time.monotonic() - started
+        try:
+            self._vectors.acquire()
+        except BaseException:
+            self._lock.release()
+            raise
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        try:
+            if exc_type is None:
+                self._mine = str(self._client.incr(self._counter))
+                self.commits += 1
+            self._vectors.release()
+        finally:
+            self._lock.release()
+
+
+def open_worker_runtime(settings: Settings) -> tuple[Runtime, LeasedVectors]:
+    """Graph, SQL and embedder open; vectors leased (see :class:`LeasedVectors`)."""
+    from knotwork.infra.embeddings.factory import create_embedder
+    from knotwork.infra.graph_factory import create_graph_store
+    from knotwork.infra.sql.store import SqlDocumentStore
+    from knotwork.runtime import Runtime
+
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    embedder = create_embedder(settings)
+    documents = SqlDocumentStore(settings.resolved_database_url())
+    try:
+        documents.migrate()
+        graph = create_graph_store(settings)
+    except BaseException:
+        documents.close()
+        raise
+    vectors = LeasedVectors(settings, embedder.dimension)
+    return Runtime(settings, graph, vectors, documents, embedder), vectors

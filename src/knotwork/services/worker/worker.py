@@ -1,0 +1,244 @@
+"""The worker loop: fetch jobs (highest priority first), handle them, finish each one.
+
+Delivery is at-least-once, so every handler is idempotent:
+
+* ``EXTRACT_ENTITIES`` — the document in the task is prepared like an inline ingest; one that
+  is stored unchanged and COMPLETED is skipped (a redelivery, or a duplicate task). The jobs
+  of one fetch are processed as one batch (extraction outside, writes inside the store-writer
+  gate, see :mod:`knotwork.services.worker.stores`); if the batch fails, each document is
+  retried alone so one poison document cannot hold the others back.
+* ``RESOLVE_ENTITY`` — resolves the name against the tenant's entities and records the
+  decision in the audit log (``entity.resolution``).
+* ``COMMUNITY_UPDATED`` — re-summarizes the community if it is still stale. Workers enqueue
+  these themselves (LOW priority) when ``community_inline_summaries`` is off.
+
+A failed job is retried after ``queue_retry_backoff_s`` × 2^retries (capped), at most
+``queue_max_retries`` times; then it goes to the dead letters and its document is marked
+FAILED. A job whose worker died ``queue_max_deliveries`` times is dead-lettered unprocessed.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import structlog
+
+from knotwork.domain.models import AuditEvent, ProcessingStatus
+from knotwork.domain.ports import JobQueue
+from knotwork.domain.tasks import (
+    CommunityUpdatedTask,
+    ExtractEntitiesTask,
+    Job,
+    Priority,
+    ResolveEntityTask,
+)
+from knotwork.ingestion.pipeline import CommitGuard, IngestionPipeline
+from knotwork.runtime import Runtime
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass
+class WorkerStats:
+    jobs: int = 0  # finished (acked), any kind
+    extracted: int = 0  # documents (re-)extracted
+    unchanged: int = 0  # extraction jobs whose document was already done
+    chunks: int = 0
+    resolved: int = 0
+    resummarized: int = 0
+    retried: int = 0
+    dead: int = 0
+
+
+def consumer_name() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}"
+
+
+def _error(exc: BaseException) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class Worker:
+    def __init__(self, runtime: Runtime, queue: JobQueue, guard: CommitGuard, *,
+                 name: str | None = None, on_batch: Callable[[int], None] | None = None,
+                 known_stale: Callable[[], bool] | None = None) -> None:
+        self._rt = runtime
+        self._queue = queue
+        self._guard = guard
+        self._settings = runtime.settings
+        self.name = name or consumer_name()
+        self._pipelines: dict[str, IngestionPipeline] = {}
+        self._on_batch = on_batch
+        self._known_stale = known_stale or (lambda: False)
+        self.stats = WorkerStats()
+
+    # ------------------------------------------------------------------ loop
+    def run(self, *, stop: threading.Event | None = None, until_empty: bool = False,
+            max_jobs: int | None = None, block_ms: int = 2000) -> WorkerStats:
+        """Until ``stop`` is set, ``max_jobs`` were handled, or (``until_empty``) the queue has
+        nothing left: no waiting, pending or retrying job."""
+        stop = stop or threading.Event()
+        while not stop.is_set():
+            if max_jobs is not None and self.stats.jobs >= max_jobs:
+                break
+            handled = self.run_once(block_ms=block_ms)
+            if handled == 0 and until_empty and self._queue.stats().outstanding == 0:
+                break
+        return self.stats
+
+    def run_once(self, block_ms: int | None = None) -> int:
+        """One fetch; returns how many jobs it finished (acked, retried or dead-lettered)."""
+        jobs = self._queue.fetch(self.name, count=self._settings.queue_batch, block_ms=block_ms,
+                                 claim_idle_ms=int(self._settings.queue_claim_idle_s * 1000))
+        if not jobs:
+            return 0
+        live: list[Job] = []
+        for job in jobs:
+            if job.deliveries > self._settings.queue_max_deliveries:
+                self._bury(job, f"delivered {job.deliveries} times without finishing "
+                                "(the worker died each time)")
+            else:
+                live.append(job)
+        extract = [j for j in live if isinstance(j.task, ExtractEntitiesTask)]
+        for group in dict.fromkeys(j.task.group_id for j in extract):
+            self._extract([j for j in extract if j.task.group_id == group])
+        for job in live:
+            if not isinstance(job.task, ExtractEntitiesTask):
+                self._one(job)
+        if self._on_batch:
+            self._on_batch(len(jobs))
+        return len(jobs)
+
+    # ------------------------------------------------------------------ handlers
+    def _pipeline(self, group: str) -> IngestionPipeline:
+        if group not in self._pipelines:
+            self._pipelines[group] = IngestionPipeline(
+                self._rt, group, batch_documents=self._settings.queue_batch,
+                commit_guard=self._guard)
+        return self._pipelines[group]
+
+    def _extract(self, jobs: Sequence[Job]) -> None:
+        pipeline = self._pipeline(jobs[0].task.group_id)
+        if self._known_stale():
+            pipeline.forget_known()
+        try:
+            self._extract_batch(pipeline, jobs)
+        except Exception as exc:  # noqa: BLE001 - any failure: retry the documents one by one
+            if len(jobs) == 1:
+                self._fail(jobs[0], exc)
+                return
+            log.warning("worker.batch_failed", jobs=len(jobs), error=_error(exc))
+            for job in jobs:
+                try:
+                    self._extract_batch(pipeline, [job])
+                except Exception as one:  # noqa: BLE001
+                    self._fail(job, one)
+
+    def _extract_batch(self, pipeline: IngestionPipeline, jobs: Sequence[Job]) -> None:
+        prepared, todo = [], []
+        for job in jobs:
+            task = job.task
+            assert isinstance(task, ExtractEntitiesTask)
+            ready = pipeline.prepare(task.document)
+            if ready is None:
+                self._ack(job)
+                self.stats.unchanged += 1
+            else:
+                prepared.append(ready)
+                todo.append(job)
+        if not prepared:
+            return
+        report = pipeline.process(prepared)
+        for job in todo:
+            self._ack(job)
+        self.stats.extracted += report.documents_ingested
+        self.stats.unchanged += report.documents_unchanged
+        self.stats.chunks += report.chunks
+        if report.stale_communities and not self._settings.community_inline_summaries:
+            group = jobs[0].task.group_id
+            for community_id in report.stale_communities:
+                community = self._rt.graph.get_community(group, community_id)
+                if community is not None:
+                    self._queue.enqueue(CommunityUpdatedTask(
+                        group_id=group, community_id=community_id, level=community.level,
+                        entity_count=community.entity_count, priority=Priority.LOW))
+
+    def _one(self, job: Job) -> None:
+        try:
+            if isinstance(job.task, ResolveEntityTask):
+                self._resolve(job.task)
+            elif isinstance(job.task, CommunityUpdatedTask):
+                self._resummarize(job.task)
+        except Exception as exc:  # noqa: BLE001
+            self._fail(job, exc)
+            return
+        self._ack(job)
+
+    def _resolve(self, task: ResolveEntityTask) -> None:
+        from knotwork.resolution.lookup import resolve_mention
+
+        with self._guard():  # reads the entity vectors
+            result = resolve_mention(self._rt, task.group_id, task.entity.display_name,
+                                     task.entity.entity_type)
+        self._rt.documents.record_audit(AuditEvent(
+            group_id=task.group_id, action="entity.resolution", entity_id=result.entity_id,
+            detail=f"{task.entity.display_name!r} -> {result.name!r} "
+                   f"(confidence {result.confidence:.2f}, task {task.task_id})"))
+        self.stats.resolved += 1
+
+    def _resummarize(self, task: CommunityUpdatedTask) -> None:
+        from knotwork.communities.service import CommunityService
+
+        if not task.summary_stale:
+            return
+        with self._guard():
+            done = CommunityService(self._rt, task.group_id).refresh([task.community_id])
+        self.stats.resummarized += len(done)
+
+    # ------------------------------------------------------------------ finishing
+    def _ack(self, job: Job) -> None:
+        self._queue.ack(job)
+        self.stats.jobs += 1
+
+    def _fail(self, job: Job, exc: BaseException) -> None:
+        error = _error(exc)
+        retries = job.task.retry_count
+        if retries >= self._settings.queue_max_retries:
+            self._bury(job, error)
+            return
+        delay = min(self._settings.queue_retry_backoff_s * (2 ** retries),
+                    self._settings.queue_max_backoff_s)
+        log.warning("worker.retry", task=job.task.task_id, retry=retries + 1, delay=delay,
+                    error=error)
+        self._queue.retry(job, error, delay)
+        self.stats.retried += 1
+
+    def _bury(self, job: Job, error: str) -> None:
+        log.error("worker.dead_letter", task=job.task.task_id, error=error)
+        self._queue.dead_letter(job, error)
+        self.stats.dead += 1
+        task = job.task
+        if isinstance(task, ExtractEntitiesTask):
+            try:
+                self._rt.documents.set_status(task.document_id, ProcessingStatus.FAILED)
+                self._rt.documents.record_audit(AuditEvent(
+                    group_id=task.group_id, action="document.failed",
+                    detail=f"{task.metadata.source_system}:{task.metadata.source_id}: {error}"))
+            except Exception as exc:  # noqa: BLE001 - the dead letter itself is kept
+                log.warning("worker.mark_failed", document=task.document_id, error=_error(exc))
+
+
+def wait_until_idle(queue: JobQueue, timeout_s: float, poll_s: float = 0.2) -> bool:
+    """True once the queue has no waiting, pending or retrying job (tests, benchmarks)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if queue.stats().outstanding == 0:
+            return True
+        time.sleep(poll_s)
+    return False

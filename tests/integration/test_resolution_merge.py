@@ -1,0 +1,97 @@
+"""Merge and unmerge on the embedded stack (FalkorDB, qdrant-edge, SQLite / PostgreSQL):
+unmerge restores the exact previous graph (export diff), mention rows and MENTIONS edges."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import pytest
+
+from knotwork.core import Knotwork
+from knotwork.domain.ports import Collection
+from knotwork.resolution.merge import MergeError, Merger, NotFoundError
+from knotwork.resolution.service import resolution_sql
+from tests.conftest import SettingsFactory
+
+pytestmark = [pytest.mark.integration]
+
+TEXTS = [
+    "Robert Smith leads the Payments Team. Robert Smith reports to Alice Chen.",
+    "Dana Whitfield maintains the Billing Service. Dana Whitfield works at TechCorp.",
+    "Alice Chen works at TechCorp.",
+]
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.integration)])
+def kw(request: pytest.FixtureRequest, make_settings: SettingsFactory) -> Iterator[Knotwork]:
+    url = request.getfixturevalue("postgres_url") if request.param == "postgres" else None
+    with Knotwork(make_settings(database_url=url, vectors="memory", embedder="hashing")) as k:
+        for i, text in enumerate(TEXTS):
+            k.add_episode(text, reference_time=datetime(2026, 1, 1 + i, tzinfo=UTC),
+                          source="text")
+        yield k
+
+
+def _entity(kw: Knotwork, name: str) -> str:
+    found = [e for e in kw.runtime.graph.list_entities(kw.settings.group) if e.name == name]
+    assert found, [e.name for e in kw.runtime.graph.list_entities(kw.settings.group)]
+    return found[0].id
+
+
+def _state(kw: Knotwork) -> tuple[object, ...]:
+    g, group = kw.runtime.graph, kw.settings.group
+    entities = sorted((e.model_dump(mode="json") for e in g.list_entities(group)),
+                      key=lambda e: e["id"])
+    mentions = sorted((ep, eid) for e in entities for eid in [e["id"]]
+                      for ep in g.entity_episode_ids(group, eid))
+    sql = resolution_sql(kw.runtime)
+    assert sql is not None
+    rows = sorted((e["id"], tuple(sql.mention_ids(group, e["id"]))) for e in entities)
+    return kw.export_graph().model_dump(), entities, mentions, rows
+
+
+def test_merge_then_unmerge_restores_the_exact_graph(kw: Knotwork) -> None:
+    group = kw.settings.group
+    robert, bob = _entity(kw, "Robert Smith"), _entity(kw, "Dana Whitfield")
+    before = _state(kw)
+    sql = resolution_sql(kw.runtime)
+    assert sql is not None
+    merger = Merger(kw.runtime, group, sql)
+    bob_mentions = sql.mention_ids(group, bob)
+    assert bob_mentions
+
+    record = merger.merge(robert, [bob], actor="test")
+
+    graph = kw.runtime.graph
+    assert graph.get_entities(group, [bob]) == []
+    [merged] = graph.get_entities(group, [robert])
+    assert "Dana Whitfield" in merged.aliases and bob in merged.merged_from
+    assert merged.canonical_entity_id == robert
+    assert merged.evidence_count >= 2
+    facts = graph.list_facts(group)
+    assert all(bob not in (f.source_id, f.target_id) for f in facts)
+    assert any(f.source_id == robert and "Billing" in f.fact for f in facts)
+    assert set(sql.mention_ids(group, robert)) >= set(bob_mentions)
+    assert kw.runtime.vectors.count(Collection.ENTITIES, group) == len(graph.list_entities(group))
+    assert _state(kw) != before
+
+    merger.unmerge(record.id, actor="test")
+
+    assert _state(kw) == before
+    with pytest.raises(MergeError, match="already undone"):
+        merger.unmerge(record.id)
+    trail = [a.action for a in sql.audit_trail(group, robert)]
+    assert trail[:2] == ["entity.unmerge", "entity.merge"]
+
+
+def test_merge_of_unknown_entity_changes_nothing(kw: Knotwork) -> None:
+    group = kw.settings.group
+    sql = resolution_sql(kw.runtime)
+    assert sql is not None
+    before = _state(kw)
+    with pytest.raises(NotFoundError):
+        Merger(kw.runtime, group, sql).merge(_entity(kw, "Robert Smith"), ["no-such-entity"])
+    with pytest.raises(MergeError):
+        Merger(kw.runtime, group, sql).merge(_entity(kw, "Robert Smith"), [])
+    assert _state(kw) == before
