@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable
 from datetime import date, timedelta
 
-from bench.world.docs import Index, Truth
+from bench.world.docs import EVENT_LABEL, Index, Truth
 from bench.world.model import END, START, Relation, World
 from bench.world.names import syllable_name
 
@@ -55,7 +55,6 @@ class _Maker:
     # ------------------------------------------------------------------ local
     def local(self) -> list[Question]:
         w, idx, out = self.w, self.idx, []
-        name = lambda eid: w.entities[eid].name  # noqa: E731
         for t in w.of_kind("team"):
             r = idx.lead_of("team_lead", t.id, END)
             if self.stated(r):
@@ -82,7 +81,7 @@ class _Maker:
         for s in w.of_kind("system"):
             for r in idx.subjects("maintains", s.id, END)[:1]:
                 if self.stated(r):
-                    out.append(self.q("local", f"Which team maintains the {name(s.id)}?",
+                    out.append(self.q("local", f"Which team maintains the {s.name}?",
                                       self.answers(r.subject), self.docs(r)))
         return out
 
@@ -129,8 +128,7 @@ class _Maker:
                "vendor_swap": "Which {cat} vendor did {s} use {when}?"}
         for ev in w.events:
             old = next((w.relations[r] for r in ev.ended
-                        if w.relations[r].object in (ev.old, ev.subject)
-                        and w.relations[r].subject in (ev.old, ev.subject, w.company.id)), None)
+                        if w.relations[r].label.startswith(EVENT_LABEL[ev.kind])), None)
             if old is None or not self.stated(old):
                 continue
             lo = max(old.start or START, START)

@@ -29,6 +29,7 @@ class SlackWriter:
         self.channels: dict[str, str] = {}  # name -> id
         self.buffer: dict[tuple[str, date], list[dict[str, object]]] = {}
         self.seq = 0
+        self.people = [e.id for e in world.of_kind("person")]
 
     def channel(self, name: str) -> str:
         if name not in self.channels:
@@ -150,9 +151,8 @@ class SlackWriter:
             text = f"Vendor news at {self.w.company.name}: {text}"
             doc.record(self.w.company.id, self.w.company.name)
         lines = [(poster, text)]
-        people = [e.id for e in self.w.of_kind("person")]
         for _ in range(self.rng.randint(0, 3)):
-            lines.append((self.rng.choice(people),
+            lines.append((self.rng.choice(self.people),
                           self.rng.choice(["congrats!", ":tada:", "welcome!", "nice",
                                            "thanks for the heads-up", "makes sense"])))
         self._finish(doc, lines, "announcement")
@@ -161,8 +161,7 @@ class SlackWriter:
         """#random chat: no facts, but confusable people named side by side."""
         w, rng = self.w, self.rng
         doc = self._doc("random", day)
-        people = [e.id for e in w.of_kind("person")]
-        speakers = rng.sample(people, min(len(people), 3))
+        speakers = rng.sample(self.people, min(len(self.people), 3))
         lines = [(rng.choice(speakers), self._banter(doc)) for _ in range(rng.randint(2, 5))]
         if w.confusables and rng.random() < 0.5:
             a, b = rng.choice(w.confusables)

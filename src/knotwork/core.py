@@ -242,9 +242,10 @@ class Knotwork:
         return build_report(self._rt, group)[0]
 
     def resolve_entity(self, mention: str, entity_type: EntityType | str | None = None,
-                       group_id: str | None = None) -> ResolveResult:
+                       group_id: str | None = None, context: str = "") -> ResolveResult:
+        """``context`` (surrounding text) adds the embedding cosine to the score."""
         etype = EntityType(entity_type.upper()) if isinstance(entity_type, str) else entity_type
-        return resolve_mention(self._rt, self._group(group_id), mention, etype)
+        return resolve_mention(self._rt, self._group(group_id), mention, etype, context)
 
 
 def _json_to_text(content: str) -> str:

@@ -92,3 +92,10 @@ def test_values_expire(prefix: str) -> None:
     time.sleep(2.1)
     assert short.get(CacheLayer.QUERY, "t1", "q") is None
     short.close()
+
+
+def test_get_many_counts_each_lookup(cache: RedisCache) -> None:
+    cache.set(CacheLayer.ENTITY, "t1", "e1", "one")
+    assert cache.get_many(CacheLayer.ENTITY, "t1", ["e1", "e2"]) == ["one", None]
+    assert cache.get_many(CacheLayer.ENTITY, "t1", []) == []
+    assert cache.stats().hits == {"entity": 1} and cache.stats().misses == {"entity": 1}

@@ -721,3 +721,40 @@ def test_lineage_is_tenant_scoped(lineage: GraphStore, group: str, other_group: 
     assert store.counts(other_group).episodes == 3
     assert store.unevidenced_facts(_new_group()) == []
     assert store.orphan_entity_ids(_new_group()) == []
+
+
+# --------------------------------------------------------------------------- resolution (issue 5)
+
+
+def test_resolution_fields_round_trip(store: GraphStore, group: str) -> None:
+    from knotwork.domain.models import PropertyValue
+
+    props = {"email": [PropertyValue(value="a@x.com", source="ep-1", confidence=0.9)],
+             "department": [PropertyValue(value="Finance"), PropertyValue(value="Risk", source="ent-b")]}
+    stored = ent(group, "a", properties=props, merged_from=["ent-b", "ent-c"],
+                 canonical_entity_id="ent-a", resolution_confidence=0.93)
+    store.upsert_entities([stored, ent(group, "plain")])
+    [got, plain] = store.get_entities(group, ["ent-a", "ent-plain"])
+    assert got.properties == props
+    assert got.merged_from == ["ent-b", "ent-c"] and got.canonical_entity_id == "ent-a"
+    assert got.resolution_confidence == pytest.approx(0.93)
+    assert plain.properties == {} and plain.merged_from == [] and plain.canonical_entity_id is None
+    store.upsert_entities([stored.model_copy(update={"properties": {}, "merged_from": [],
+                                                     "canonical_entity_id": None,
+                                                     "resolution_confidence": None})])
+    [cleared] = store.get_entities(group, ["ent-a"])
+    assert cleared.properties == {} and cleared.canonical_entity_id is None
+
+
+def test_entity_episode_ids_and_delete_mentions(store: GraphStore, group: str,
+                                                other_group: str) -> None:
+    store.upsert_entities([ent(group, k) for k in ("a", "b")])
+    store.upsert_episodes([episode(group, "1"), episode(group, "2")])
+    store.upsert_mentions(group, [("ep-1", "ent-a"), ("ep-2", "ent-a"), ("ep-2", "ent-b")])
+    assert store.entity_episode_ids(group, "ent-a") == ["ep-1", "ep-2"]
+    assert store.entity_episode_ids(other_group, "ent-a") == []
+    assert store.delete_mentions(other_group, [("ep-1", "ent-a")]) == 0
+    assert store.delete_mentions(group, [("ep-1", "ent-a"), ("ep-1", "ent-a"), ("ep-9", "ent-a")]) == 1
+    assert store.entity_episode_ids(group, "ent-a") == ["ep-2"]
+    assert store.episode_entity_ids(group, "ep-2") == ["ent-a", "ent-b"]
+    assert store.counts(group).mentions == 2

@@ -238,9 +238,9 @@ def test_schema_goes_on_the_wire_per_json_mode(mode: LLMJsonMode) -> None:
 
 
 def test_json_schema_rejection_falls_back_to_json_object_mode() -> None:
-    rejected = ('{"detail": [{"loc": ["body", "response_format", "type"], '
-                '"msg": "Input should be \'text\' or \'json_object\'"}]}')
-    with ScriptedServer([Step(status=422, body=rejected), Step(content=GOOD)]) as server:
+    rejected = ('{"detail": [{"loc": ["body", "response_format", "type"], "input": '
+                '"json_schema", "msg": "Input should be \'text\' or \'json_object\'"}]}')
+    with ScriptedServer([Step(status=500, body=rejected), Step(content=GOOD)]) as server:
         client = _scripted(server, max_retries=0)
         result = client.complete(ASK, Pick)
         again = client.complete(ASK, Pick)

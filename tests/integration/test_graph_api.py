@@ -3,6 +3,7 @@ qdrant-edge, SQLite). The graph is written through the GraphStore port, so no mo
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -141,3 +142,52 @@ def test_graph_errors_are_problems(api: tuple[TestClient, str]) -> None:
     for path in ("/v1/graph/traverse", "/v1/graph/subgraph", "/v1/graph/paths"):
         op = spec["paths"][path]["post"]
         assert {"200", "404", "422"} <= set(op["responses"]), path
+
+
+def _events(text: str) -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for block in text.strip().split("\n\n"):
+        lines = dict(line.split(": ", 1) for line in block.splitlines())
+        out.append((lines["event"], json.loads(lines["data"])))
+    return out
+
+
+def test_query_stream_sends_answer_events(api: tuple[TestClient, str]) -> None:
+    client, group = api
+    response = client.post("/v1/graphrag/query/stream",
+                           json={"query": "Who does Ana report to?", "mode": "LOCAL", "group_id": group})
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"].startswith("text/event-stream")
+    events = _events(response.text)
+    names = [e for e, _ in events]
+    assert names[0] == "start" and names[-1] == "done" and "answer" in names and "trace" in names
+    done = events[-1][1]
+    assert "".join(d["delta"] for e, d in events if e == "answer") == done["answer"]
+    assert "ben" in done["answer"].lower() and done["mode_used"] == "LOCAL"
+    assert [d["step"] for e, d in events if e == "trace"] == done["reasoning_trace"]
+    _problem(client.post("/v1/graphrag/query/stream", json={"query": "   ", "group_id": group}), 400)
+    _problem(client.post("/v1/graphrag/query/stream", json={"query": "x", "mode": "FAST"}), 422)
+    spec = client.get("/openapi.json").json()
+    assert "text/event-stream" in spec["paths"]["/v1/graphrag/query/stream"]["post"]["responses"]["200"]["content"]
+
+
+def test_python_client_same_operations(api: tuple[TestClient, str]) -> None:
+    from knotwork.client import KnotworkAPIError, KnotworkClient
+
+    client, group = api
+    with KnotworkClient(group_id=group, http=client) as kw:
+        walk = kw.traverse(["ana"], max_hops=1, direction="OUTGOING")
+        assert {e.id for e in walk.entities} == {"ana", "ben", "core"}
+        assert kw.paths("ana", "cho", relationship_types=["REPORTS_TO"]).shortest_path_length == 2
+        assert [r.id for r in kw.subgraph(["ben", "cho"]).relationships] == ["f2"]
+        answer = kw.query("Who does Ana report to?", mode="LOCAL")
+        assert "ben" in answer.answer.lower() and answer.mode_used == "LOCAL"
+        events = list(kw.query_stream("Who does Ana report to?", mode="LOCAL"))
+        assert events[0].event == "start" and events[-1].event == "done"
+        assert events[-1].data["answer"] == answer.answer
+        with pytest.raises(KnotworkAPIError) as err:
+            kw.traverse(["nobody"])
+        assert err.value.status == 404 and "nobody" in err.value.detail
+        with pytest.raises(KnotworkAPIError) as err:
+            list(kw.query_stream("   "))
+        assert err.value.status == 400

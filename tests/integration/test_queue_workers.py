@@ -66,7 +66,7 @@ class Env:
             **os.environ, "KNOTWORK_DATA_DIR": str(self.data_dir), "KNOTWORK_GROUP": self.group,
             "KNOTWORK_FALKORDB_URL": falkordb_url, "KNOTWORK_EMBEDDER": "hashing",
             "KNOTWORK_QUEUE_PREFIX": self.prefix, "KNOTWORK_QUEUE_CLAIM_IDLE_S": "1",
-            "KNOTWORK_QUEUE_LOCK_TTL_S": "2", "KNOTWORK_QUEUE_BATCH": "8",
+            "KNOTWORK_QUEUE_LOCK_TTL_S": "2",
             "HF_HUB_OFFLINE": "1"}
 
     def settings(self) -> Settings:
@@ -98,13 +98,17 @@ class Env:
 
 
 def counts(env: Env) -> dict[str, object]:
+    """What a run stored; ids are per tenant, so facts are compared by their content."""
     with Knotwork(env.settings()) as kw:
         rt = kw.runtime
         graph = rt.graph.counts(env.group)
         sql = rt.documents.counts(env.group)
         statuses = sorted({d.processing_status.value for d in rt.documents.list_documents(env.group)})
         names = sorted((e.name, e.type.value) for e in rt.graph.list_entities(env.group))
-        facts = sorted((f.id, len(f.episodes)) for f in rt.graph.list_facts(env.group))
+        by_id = {e.id: e.name for e in rt.graph.list_entities(env.group)}
+        facts = sorted((by_id[f.source_id], by_id[f.target_id], f.type.value, f.fact,
+                        len(f.episodes), f.invalid_at is None)
+                       for f in rt.graph.list_facts(env.group))
         from knotwork.domain.ports import Collection
 
         chunk_vectors = rt.vectors.count(Collection.CHUNKS, env.group)
@@ -174,9 +178,9 @@ def test_sigkill_mid_ingest_then_restart_equals_a_clean_run(corpus: Path,
     restarted = queued.cli("worker", "--until-empty", "--json")
     assert restarted.returncode == 0, restarted.stderr
     totals = json.loads(restarted.stdout.strip().splitlines()[-1])
-    assert totals["dead"] == 0
+    assert totals["dead"] == 0, (totals, restarted.stderr[-3000:])
     assert totals["extracted"] + totals["unchanged"] >= DOCS - done_at_kill
-    assert queue.stats().outstanding == 0
+    assert queue.stats().outstanding == 0, (queue.stats(), totals, restarted.stderr[-3000:])
 
     assert counts(queued) == counts(clean)
 

@@ -34,7 +34,7 @@ def test_schema_is_strict_inlined_and_bounded() -> None:
     assert people["maxItems"] == 3
     assert people["items"]["required"] == ["name", "title"]
     assert people["items"]["additionalProperties"] is False
-    assert schema["properties"]["title"]["maxLength"] == 50
+    assert "maxLength" not in text  # llama.cpp grammars explode on it; cut on parsing instead
     assert "title" in people["items"]["properties"]  # the field, not the dropped keyword
 
 

@@ -159,6 +159,8 @@ class RawDocument(_Model):
     mime_type: str = "text/plain"
     episode_source: EpisodeSource = EpisodeSource.TEXT
     metadata: dict[str, str] = Field(default_factory=dict)
+    # who may read it at the source ("user:<id or email>", "group:<name>"); empty = everyone
+    acl: list[str] = Field(default_factory=list)
 
 
 class Document(_Model):
@@ -178,6 +180,7 @@ class Document(_Model):
     entity_count: int = 0
     last_processed_at: datetime | None = None
     metadata: dict[str, str] = Field(default_factory=dict)
+    acl: list[str] = Field(default_factory=list)  # empty: readable by everyone in the tenant
 
 
 class Chunk(_Model):

@@ -566,6 +566,10 @@ class QueryCache(Protocol):
 
     def get(self, layer: CacheLayer, group_id: str, key: str) -> str | None: ...
 
+    def get_many(self, layer: CacheLayer, group_id: str, keys: Sequence[str]) -> list[str | None]:
+        """One round trip; each lookup counts as a hit or a miss."""
+        ...
+
     def set(self, layer: CacheLayer, group_id: str, key: str, value: str, *,
             entity_ids: Sequence[str] = ()) -> None: ...
 

@@ -9,7 +9,7 @@ one holder per target (leads, manages, owns, maintains) or one per source (membe
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
 from knotwork.domain.ids import stable_id
@@ -72,8 +72,15 @@ def merge_into(existing: Fact, new: Fact) -> Fact:
     })
 
 
-def contradictions(new: Fact, existing: Iterable[Fact], now: datetime) -> list[Fact]:
-    """Older valid facts a new functional fact supersedes, with invalid_at set."""
+def contradictions(new: Fact, existing: Iterable[Fact], now: datetime,
+                   same_kind: Callable[[str, str], bool] | None = None) -> list[Fact]:
+    """Older valid facts a new functional fact supersedes, with invalid_at set.
+
+    ``same_kind(a, b)``: are entities a and b the same kind of holder (a person, a team …)?
+    A change stated in words only replaces a holder of the same kind ("Sofia takes over the
+    on-call for the Billing Service" ends Daniel's on-call, not the Payments Team's ownership);
+    without it, no change-language contradiction is drawn.
+    """
     out: list[Fact] = []
     if new.invalid_at is not None:
         return out  # a fact that has already ended supersedes nothing
@@ -89,6 +96,10 @@ def contradictions(new: Fact, existing: Iterable[Fact], now: datetime) -> list[F
             and old.target_id != new.target_id
         by_target = functional_target and old.target_id == new.target_id \
             and old.source_id != new.source_id
+        if by_source and new.type not in FUNCTIONAL_BY_SOURCE:
+            by_source = same_kind is not None and same_kind(old.target_id, new.target_id)
+        if by_target and new.type not in FUNCTIONAL_BY_TARGET:
+            by_target = same_kind is not None and same_kind(old.source_id, new.source_id)
         if not (by_source or by_target):
             continue
         if old.valid_at is not None and new.valid_at is not None and old.valid_at > new.valid_at:

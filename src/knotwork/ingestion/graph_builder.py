@@ -6,7 +6,7 @@ Pure apart from two read callbacks, so it is unit-testable with in-memory data.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -47,8 +47,10 @@ class BatchBuilder:
 
     def __init__(self, group_id: str, now: datetime, find_entities: EntityLookup,
                  facts_of: FactLookup, index: ResolutionIndex | None = None,
-                 config: ResolutionConfig | None = None) -> None:
+                 config: ResolutionConfig | None = None,
+                 entities_of: EntityLookup | None = None) -> None:
         self._group = group_id
+        self._entities_of = entities_of  # by id: the kinds of facts' endpoints (issue 4)
         self._now = now
         self._find = find_entities
         self._facts_of = facts_of
@@ -127,7 +129,7 @@ class BatchBuilder:
                 aliases=aliases,
                 name_keys=entity_keys(ent.key, [normalize_name(a) for a in aliases], ent.type),
                 confidence=ent.confidence, evidence_count=1,
-                created_at=episode.valid_at if episode.valid_at < self._now else self._now,
+                created_at=min(self._now, episode.valid_at),
                 updated_at=self._now)
         result.entities[entity.id] = entity
         result.resolution.attached(ent, entity, episode.id, alias_before)
@@ -162,14 +164,28 @@ class BatchBuilder:
         involved = sorted({f.source_id for f in proposed} | {f.target_id for f in proposed})
         known: dict[str, Fact] = {f.id: f for f in self._facts_of(involved)}
         result.previous_facts.update(known)
+        same_kind = self._kinds(known.values(), result)
         for new in sorted(proposed, key=lambda f: f.valid_at or self._now):
             match = next((f for f in known.values() if same_fact(f, new)), None)
             merged = merge_into(match, new) if match is not None else new
             known[merged.id] = merged
             result.facts[merged.id] = merged
-            for ended in contradictions(merged, list(known.values()), self._now):
+            for ended in contradictions(merged, list(known.values()), self._now, same_kind):
                 known[ended.id] = ended
                 result.facts[ended.id] = ended
+
+    def _kinds(self, facts: Iterable[Fact], result: BatchResult) -> Callable[[str, str], bool]:
+        """Same kind of holder: same entity type, and a team is not a company (issue 4)."""
+        pool = {**result.previous_entities, **result.entities}
+        wanted = {i for f in facts for i in (f.source_id, f.target_id)} - set(pool)
+        if wanted and self._entities_of is not None:
+            pool.update((e.id, e) for e in self._entities_of(sorted(wanted)))
+
+        def kind(entity_id: str) -> tuple[str, bool] | None:
+            entity = pool.get(entity_id)
+            return None if entity is None else (entity.type.value, entity.subtype == "TEAM")
+
+        return lambda a, b: kind(a) is not None and kind(a) == kind(b)
 
     # ------------------------------------------------------------------ summaries
     def _summaries(self, result: BatchResult) -> None:

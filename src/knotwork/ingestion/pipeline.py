@@ -139,6 +139,30 @@ class IngestionPipeline:
             self._process(batch, report, progress)
         return report
 
+    def recover(self, raws: Sequence[RawDocument]) -> Retired:
+        """Undo what a crashed attempt half wrote for these documents, before redoing them.
+
+        A document not stored COMPLETED may have graph state from an attempt that died
+        before its SQL commit: its episodes are detached and what only they evidenced is
+        retired, so the redo extracts against the graph a first attempt saw (the known
+        names come from it). Idempotent; COMPLETED documents are left alone.
+        """
+        unfinished: list[Document] = []
+        for raw in raws:
+            stored = self._rt.documents.get_document_by_source(
+                self._group, raw.source_system, raw.source_id)
+            if stored is not None and stored.processing_status is not ProcessingStatus.COMPLETED:
+                unfinished.append(stored)
+        if not unfinished:
+            return Retired()
+        with self._guard():
+            episodes = self._lineage.withdraw(unfinished)
+            retired = self._lineage.sweep("recovered", unfinished) if episodes else Retired()
+        self._known = None
+        log.info("ingest.recovered", group=self._group, documents=len(unfinished),
+                 episodes=episodes, facts_retired=retired.facts)
+        return retired
+
     def forget_known(self) -> None:
         """Drop the cache of known names (other processes added entities)."""
         self._known = None
@@ -159,7 +183,9 @@ class IngestionPipeline:
     def _prepare(self, raw: RawDocument) -> _Prepared | None:
         settings = self._rt.settings
         doc_id = stable_id(self._group, "document", raw.source_system, raw.source_id)
-        digest = content_hash(f"{raw.title}\n{raw.content}")
+        acl = sorted(set(raw.acl))
+        # a changed ACL alone is a change (public documents keep their earlier hashes)
+        digest = content_hash(f"{raw.title}\n{raw.content}" + (f"\n\x00acl:{acl}" if acl else ""))
         existing = self._rt.documents.get_document_by_source(self._group, raw.source_system, raw.source_id)
         if _unchanged(existing, digest):
             return None
@@ -177,7 +203,7 @@ class IngestionPipeline:
             source_id=raw.source_id, title=raw.title, url=raw.url, author=raw.author,
             created_at=raw.created_at, modified_at=raw.modified_at, mime_type=raw.mime_type,
             content_hash=digest, processing_status=ProcessingStatus.PROCESSING,
-            chunk_count=len(chunks), metadata=raw.metadata)
+            chunk_count=len(chunks), metadata=raw.metadata, acl=acl)
         episodes = [
             Episode(id=c.id, group_id=self._group,
                     name=raw.title if len(chunks) == 1 else f"{raw.title} #{c.index + 1}",
@@ -259,6 +285,7 @@ class IngestionPipeline:
             facts_of=lambda ids: [h.fact for h in rt.graph.expand_facts(
                 self._group, ids, depth=1, include_invalid=True, limit=10_000)],
             index=StoredResolutionIndex(rt, self._group),  # blocking keys, reviews (issue 5)
+            entities_of=lambda ids: rt.graph.get_entities(self._group, ids),  # holder kinds (issue 4)
         )
         result = builder.build(list(pairs))
         self._write_graph(episodes, result)

@@ -48,9 +48,12 @@ def _cut_list(limit: int) -> BeforeValidator:
 
 
 def capped_text(limit: int, **schema: Any) -> Any:
-    """``str`` whose schema says ``maxLength``; longer output is cut, not rejected (an
-    endpoint that ignores the schema must not lose a whole answer to one long string)."""
-    return Annotated[str, _cut_text(limit), Field(max_length=limit, **schema)]
+    """``str`` cut to ``limit`` characters, never rejected for its length. The limit stays out
+    of the JSON schema on purpose: llama.cpp turns ``maxLength`` into nested optional rules
+    that make the grammar fail to compile (or take minutes); prompts state lengths instead."""
+    if schema:
+        return Annotated[str, _cut_text(limit), Field(**schema)]
+    return Annotated[str, _cut_text(limit)]
 
 
 def capped_list(item: Any, limit: int) -> Any:

@@ -14,7 +14,7 @@ embedding.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 import jellyfish
@@ -129,16 +129,18 @@ def name_keys(name: str, etype: EntityType | None, rules: Sequence[BlockingRule]
 
 def blocking_keys(names: Iterable[str], etype: EntityType | None,
                   rules: Sequence[BlockingRule] = DEFAULT_RULES,
-                  embedding: Sequence[float] | np.ndarray | None = None) -> list[str]:
-    """Keys of a whole record (name + aliases + embedding), most selective family first."""
-    keys: list[str] = []
+                  embedding: Sequence[float] | np.ndarray | None = None,
+                  identifiers: Mapping[str, str] | None = None) -> list[str]:
+    """Keys of a whole record (identifiers, name + aliases, embedding), most selective first."""
+    keys: list[str] = [f"id:{k}={v.strip().lower()}" for k, v in sorted((identifiers or {}).items())
+                       if v and v.strip()]
     for name in names:
         keys += name_keys(name, etype, rules)
     if embedding is not None:
         for rule in rules:
             if rule.family == "lsh":
                 keys += lsh_keys(embedding, rule.bands, rule.bits)
-    order = {f: i for i, f in enumerate(("n", "nk", "h", "is", "ss", "t", "g", "p", "sx", "mp", "ny"))}
+    order = {f: i for i, f in enumerate(("id", "n", "nk", "h", "is", "ss", "t", "g", "p", "sx", "mp", "ny"))}
     unique = list(dict.fromkeys(k for k in keys if len(k) > 2))
     return sorted(unique, key=lambda k: order.get(k.split(":", 1)[0], len(order)))
 

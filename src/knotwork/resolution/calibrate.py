@@ -115,20 +115,37 @@ def calibrate(outcomes: Sequence[PairOutcome], current: ResolutionConfig,
     steps = [round(0.5 + 0.01 * i, 2) for i in range(50)]
     curve: list[tuple[float, float, float]] = []
     best: tuple[float, float, Metrics] | None = None
-    for t in steps:
-        tp = sum(o.score >= t and o.pair.same for o in outcomes)
-        fp = sum(o.score >= t and not o.pair.same for o in outcomes)
-        fn = sum(o.score < t and o.pair.same for o in outcomes)
-        m = metrics(tp, fp, fn, len(outcomes))
+    for t, m in _metrics_at(outcomes, steps):
         curve.append((t, m.precision, m.recall))
         key = (1.0 if m.precision >= min_precision else 0.0, m.f1)
         if best is None or key > (best[0], best[2].f1):
             best = (key[0], t, m)
     assert best is not None
-    match = best[1]
+    # the middle of the best plateau: as far from both kinds of error as the data allows
+    plateau = [t for t, p, r in curve
+               if (1.0 if p >= min_precision else 0.0) == best[0]
+               and metrics_f1(p, r) >= best[2].f1 - 1e-9]
+    match = plateau[len(plateau) // 2] if plateau else best[1]
+    at = next(m for t, m in _metrics_at(outcomes, [match]))
     negatives = [o.score for o in outcomes if not o.pair.same]
-    auto = max(match, min(0.99, round(max(negatives, default=0.0) + 0.01, 2)))
+    spread = current.auto_threshold - current.match_threshold
+    auto = min(0.99, max(round(match + spread, 2), round(max(negatives, default=0.0) + 0.01, 2)))
     gap = current.match_threshold - current.ambiguity_threshold
     return Calibration(match_threshold=match, auto_threshold=auto,
                        ambiguity_threshold=round(max(0.0, match - gap), 2),
-                       at_operating_point=best[2], curve=curve)
+                       at_operating_point=at, curve=curve)
+
+
+def metrics_f1(p: float, r: float) -> float:
+    return 2 * p * r / (p + r) if p + r else 0.0
+
+
+def _metrics_at(outcomes: Sequence[PairOutcome], thresholds: Sequence[float]
+                ) -> list[tuple[float, Metrics]]:
+    out = []
+    for t in thresholds:
+        tp = sum(o.score >= t and o.pair.same for o in outcomes)
+        fp = sum(o.score >= t and not o.pair.same for o in outcomes)
+        fn = sum(o.score < t and o.pair.same for o in outcomes)
+        out.append((t, metrics(tp, fp, fn, len(outcomes))))
+    return out

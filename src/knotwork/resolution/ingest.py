@@ -35,6 +35,10 @@ class ResolutionIndex(Protocol):
         """Stored entities filed under the blocking keys (capped per key and in total)."""
         ...
 
+    def lookup_many(self, key_lists: Sequence[Sequence[str]]) -> list[Entity]:
+        """:meth:`lookup` for several mentions at once (the caps apply per mention)."""
+        ...
+
     def record(self, entities: Iterable[Entity], resolution: BatchResolution) -> None:
         """Store the entities' blocking keys, the review items and the audit rows."""
         ...
@@ -43,11 +47,14 @@ class ResolutionIndex(Protocol):
 def record_of(entity: Entity) -> CandidateRecord:
     return CandidateRecord(id=entity.id, name=entity.name, type=entity.type,
                            aliases=tuple(entity.aliases), summary=entity.summary,
-                           evidence_count=entity.evidence_count)
+                           evidence_count=entity.evidence_count,
+                           properties={k: v[0].value for k, v in entity.properties.items() if v})
 
 
 def entity_block_keys(entity: Entity) -> list[str]:
-    return blocking_keys([entity.name, *entity.aliases], entity.type)
+    ids = {k: v[0].value for k, v in entity.properties.items()
+           if v and k in ResolutionConfig().identifier_properties}
+    return blocking_keys([entity.name, *entity.aliases], entity.type, identifiers=ids)
 
 
 def review_candidates(decision: Decision) -> list[ReviewCandidate]:
@@ -78,13 +85,11 @@ class BatchResolution:
         """Candidates of the whole batch: the exact-name ones plus the blocked ones."""
         found = list(exact)
         if self._index is not None:
-            keys: list[str] = []
-            for _, ex in items:
-                for ent in ex.entities:
-                    keys += self._resolver.keys(MentionQuery(ent.name, ent.type,
-                                                             aliases=tuple(ent.aliases)))
+            key_lists = [self._resolver.keys(MentionQuery(ent.name, ent.type,
+                                                          aliases=tuple(ent.aliases)))
+                         for _, ex in items for ent in ex.entities]
             seen = {e.id for e in found}
-            found += [e for e in self._index.lookup(list(dict.fromkeys(keys))) if e.id not in seen]
+            found += [e for e in self._index.lookup_many(key_lists) if e.id not in seen]
         for entity in found:
             self._known[entity.id] = entity
             self._store.add(record_of(entity))
@@ -143,11 +148,22 @@ class StoredResolutionIndex:
         return self._config
 
     def lookup(self, keys: Sequence[str]) -> list[Entity]:
-        if self._sql is None:
+        return self.lookup_many([keys])
+
+    def lookup_many(self, key_lists: Sequence[Sequence[str]]) -> list[Entity]:
+        if self._sql is None or not key_lists:
             return []
-        ids = self._sql.lookup(self._group, keys, self._config.max_candidates_per_key,
-                               self._config.max_candidates)
-        return self._rt.graph.get_entities(self._group, ids) if ids else []
+        cfg = self._config
+        found = self._sql.lookup_keys(self._group, [k for ks in key_lists for k in ks],
+                                      cfg.max_candidates_per_key)
+        ids: dict[str, None] = {}
+        for keys in key_lists:
+            mine: dict[str, None] = {}
+            for key in keys:
+                for entity_id in sorted(found.get(key[:255], [])):
+                    mine.setdefault(entity_id, None)
+            ids.update(dict.fromkeys(list(mine)[: cfg.max_candidates]))
+        return self._rt.graph.get_entities(self._group, list(ids)) if ids else []
 
     def record(self, entities: Iterable[Entity], resolution: BatchResolution) -> None:
         if self._sql is None:

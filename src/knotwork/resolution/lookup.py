@@ -47,14 +47,16 @@ class ResolveResult(BaseModel):
 
 
 def candidates_for(rt: Runtime, group_id: str, mention: str, etype: EntityType | None,
-                   context: str = "") -> tuple[MentionQuery, MemoryCandidates, Resolver]:
+                   context: str = "", properties: dict[str, str] | None = None
+                   ) -> tuple[MentionQuery, MemoryCandidates, Resolver]:
     key = normalize_name(mention)
     if not key:
         raise ValueError("the mention is empty")
     resolver = Resolver(resolution_config(rt.settings))
     vec = rt.embedder.embed([f"{mention}. {context}" if context.strip() else mention])[0]
     query = MentionQuery(mention, etype, type_confidence=1.0 if etype else 0.0, context=context,
-                         embedding=np.asarray(vec, dtype=np.float32) if context.strip() else None)
+                         embedding=np.asarray(vec, dtype=np.float32) if context.strip() else None,
+                         properties=dict(properties or {}))
     keys = lookup_keys(key, etype or EntityType.PERSON)
     found: dict[str, Entity] = {e.id: e for e in rt.graph.find_entities_by_keys(group_id, keys)}
     for e in StoredResolutionIndex(rt, group_id).lookup(resolver.keys(query)):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from knotwork.ingestion.extraction.lexicon import TITLES
 
@@ -36,6 +37,7 @@ def clean_display_name(text: str) -> str:
     return _EDGE_PUNCT.sub("", name) if not name.endswith((".js", "++", "#")) else name
 
 
+@lru_cache(maxsize=1 << 16)
 def normalize_name(text: str) -> str:
     """Canonical key: accents folded, lower case, titles/articles/possessives stripped."""
     name = strip_accents(clean_display_name(text)).lower()

@@ -71,23 +71,29 @@ class MemoryCandidates:
         self.records: list[CandidateRecord] = []
         self._index = InMemoryBlockingIndex()
         self._slot: dict[str, int] = {}
-        self._keys: dict[int, list[str]] = {}
 
     def __len__(self) -> int:
         return len(self._slot)
 
     def add(self, record: CandidateRecord) -> None:
-        keys = blocking_keys(record.names, record.type, self.rules, record.embedding)
+        record.normalized = tuple(normalize_name(n) for n in record.names)
+        keys = blocking_keys(record.names, record.type, self.rules, record.embedding,
+                             self._identifiers(record.properties))
         slot = self._slot.get(record.id)
-        if slot is not None:
-            self._index.remove(slot, self._keys.pop(slot, []))
+        if slot is not None:  # keys are recomputed rather than kept: a third of the memory
+            old = self.records[slot]
+            self._index.remove(slot, blocking_keys(old.names, old.type, self.rules, old.embedding,
+                                                   self._identifiers(old.properties)))
             self.records[slot] = record
         else:
             slot = len(self.records)
             self.records.append(record)
             self._slot[record.id] = slot
-        self._keys[slot] = keys
         self._index.add(slot, keys)
+
+    def _identifiers(self, properties: dict[str, str]) -> dict[str, str]:
+        wanted = ResolutionConfig().identifier_properties
+        return {k: v for k, v in properties.items() if k in wanted}
 
     def get(self, entity_id: str) -> CandidateRecord | None:
         slot = self._slot.get(entity_id)
@@ -108,8 +114,8 @@ def _prefilter(query: MentionQuery, records: list[CandidateRecord], keep: int) -
     names: list[str] = []
     owner: list[int] = []
     for i, rec in enumerate(records):
-        for n in rec.names:
-            names.append(normalize_name(n))
+        for n in rec.normalized or tuple(normalize_name(x) for x in rec.names):
+            names.append(n)
             owner.append(i)
     q = normalize_name(query.text)
     best: dict[int, float] = {}
@@ -133,7 +139,8 @@ class Resolver:
         self.rules = tuple(rules)
 
     def keys(self, query: MentionQuery) -> list[str]:
-        return blocking_keys(query.names, query.type, self.rules, query.embedding)
+        ids = {k: v for k, v in query.properties.items() if k in self.config.identifier_properties}
+        return blocking_keys(query.names, query.type, self.rules, query.embedding, ids)
 
     def candidates(self, query: MentionQuery, sources: Iterable[CandidateSource]
                    ) -> tuple[list[CandidateRecord], int]:

@@ -58,8 +58,12 @@ class ResolutionConfig(BaseModel):
     type_filter_confidence: float = Field(default=0.9, ge=0.0, le=1.0)
     max_candidates_per_key: int = Field(default=100, ge=1)
     max_candidates: int = Field(default=500, ge=1)
-    max_scored: int = Field(default=50, ge=1)  # fully scored after the cheap prefilter
+    max_scored: int = Field(default=24, ge=1)  # fully scored after the cheap prefilter
     name_levels: tuple[ComparisonLevel, ...] = NAME_LEVELS
+    # exact agreement on one of these properties is decisive (same email = same person) ...
+    identifier_properties: tuple[str, ...] = ("email", "employee_id", "slack_id", "soc_sec_id")
+    # ... and disagreement on one of these rules a merge out (two emails = two people)
+    distinguishing_properties: tuple[str, ...] = ("email", "employee_id", "slack_id")
 
 
 @dataclass(slots=True)
@@ -71,9 +75,11 @@ class CandidateRecord:
     type: EntityType
     aliases: tuple[str, ...] = ()
     embedding: np.ndarray | None = None
+    properties: dict[str, str] = field(default_factory=dict)  # identifiers (email, ...)
     summary: str = ""
     evidence_count: int = 1
     similarity: float | None = None  # cosine to the current query, when an ANN search gave it
+    normalized: tuple[str, ...] = ()  # normalize_name of names, filled once by the index
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -88,6 +94,7 @@ class MentionQuery:
     aliases: tuple[str, ...] = ()
     embedding: np.ndarray | None = None
     context: str = ""
+    properties: dict[str, str] = field(default_factory=dict)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -177,9 +184,31 @@ def score_candidate(config: ResolutionConfig, query: MentionQuery,
         parts.append((config.weight_type, typ))
     total_w = sum(w for w, _ in parts) or 1.0
     score = sum(w * s for w, s in parts) / total_w
+    level = level_of(config, best)
+    verdict = identifier_verdict(config, query.properties, candidate.properties)
+    if verdict is True and typ != config.type_mismatch_score:
+        score, level = max(score, config.auto_threshold), "identifier"
+    elif verdict is False:
+        score, level = min(score, config.ambiguity_threshold - 0.01), "different identifier"
     return ScoredCandidate(candidate.id, candidate.name, candidate.type, round(score, 4),
                            round(best, 4), None if emb is None else round(emb, 4), typ,
-                           level_of(config, best), matched)
+                           level, matched)
+
+
+def identifier_verdict(config: ResolutionConfig, a: dict[str, str], b: dict[str, str]
+                       ) -> bool | None:
+    """True: a shared identifier value; False: a distinguishing property differs; else None."""
+    if not a or not b:
+        return None
+    def norm(v: str) -> str:
+        return v.strip().lower()
+    for prop in config.identifier_properties:
+        if a.get(prop) and b.get(prop) and norm(a[prop]) == norm(b[prop]):
+            return True
+    for prop in config.distinguishing_properties:
+        if a.get(prop) and b.get(prop) and norm(a[prop]) != norm(b[prop]):
+            return False
+    return None
 
 
 def rank(config: ResolutionConfig, query: MentionQuery,

@@ -97,7 +97,8 @@ class EntityWorkflow:
         key = normalize_name(name)
         if not key:
             raise ValueError("display_name is empty")
-        query, store, resolver = candidates_for(self.rt, self.group_id, name, etype)
+        query, store, resolver = candidates_for(self.rt, self.group_id, name, etype,
+                                                properties=properties)
         decision = resolver.resolve(query, [store])
         source = source_chunk_id or f"api:{actor}"
         values = {k: [PropertyValue(value=str(v), source=source)] for k, v in properties.items()}
@@ -182,7 +183,9 @@ class EntityWorkflow:
         return self.sql.list_reviews(self.group_id, status, query, limit)
 
     def review_view(self, review_id: str) -> ReviewView:
-        item = self._review(review_id)
+        item = self.sql.get_review(self.group_id, review_id)
+        if item is None:
+            raise NotFoundError(f"no review item {review_id!r} in group {self.group_id!r}")
         ids = [x for x in dict.fromkeys([item.entity_id or "", *(c.entity_id for c in item.candidates)]) if x]
         views = []
         for eid in ids:

@@ -23,6 +23,7 @@ from knotwork.retrieval.global_rank import TOPIC_WORDS
 from knotwork.retrieval.global_search import GlobalOutcome, GlobalSearch
 from knotwork.retrieval.lexical import STOPWORDS, stem, terms
 from knotwork.retrieval.local import NO_ANSWER
+from knotwork.retrieval.router import corpus_cue
 from knotwork.retrieval.sentences import as_sentence, split_sentences
 
 # question words that say how to answer, not what about: never counted for coverage
@@ -169,19 +170,29 @@ class DriftSearch:
         final = iterations[-1].coverage
         if final >= threshold:
             trace.append(f"converged: coverage {final:.2f} >= {threshold:.2f}")
-        return self._result(primer, answers, iterations, trace, stems, max_context_tokens)
+        cue = corpus_cue(question)
+        if cue:
+            trace.append(f"corpus-wide question ({cue}): primer key points first")
+        return self._result(primer, answers, iterations, trace, stems, max_context_tokens,
+                            primer_first=cue is not None)
 
     def _result(self, primer: GlobalOutcome, answers: list[tuple[str, QueryResult, list[str]]],
                 iterations: list[DriftIteration], trace: list[str], stems: Sequence[str],
-                max_context_tokens: int) -> QueryResult:
-        """Follow-up findings first; a primer point only when it covers something they miss."""
+                max_context_tokens: int, *, primer_first: bool = False) -> QueryResult:
+        """Follow-up findings first; a primer point only when it covers something they miss.
+        A corpus-wide question is answered by the primer's key points first instead."""
         cfg = self._cfg
         final = iterations[-1].coverage
         lines: list[str] = []
+        used_points = []
+        if primer_first:
+            for point in primer.points:
+                if point.text not in lines:
+                    lines.append(point.text)
+                    used_points.append(point)
         for _, _, found in answers:
             lines.extend(f for f in found if f not in lines)
-        used_points = []
-        for point in primer.points:
+        for point in ([] if primer_first else primer.points):
             covered = _seen(lines)
             if any(not _covered(t, covered) and _covered(t, _seen([point.text])) for t in stems) \
                     and point.text not in lines:

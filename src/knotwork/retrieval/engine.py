@@ -55,7 +55,7 @@ class QueryEngine:
         named = self.local_search.named_in(question)
         known = [words for words, _ in named]
         keys = {k for _, e in named for k in e.name_keys}
-        unknown = [n for n in self._rt.extractor.names_in(question)
+        unknown = [n for n in self.local_search.question_names(question, known)
                    if normalize_name(n) not in keys
                    and not any(n.lower() in w.lower() or w.lower() in n.lower() for w in known)]
         return route(question, known, unknown)
@@ -65,7 +65,7 @@ class QueryEngine:
         named = self.local_search.named_in(question)
         keys = {k for _, e in named for k in e.name_keys}
         known = [w for w, _ in named]
-        unknown = [n for n in self._rt.extractor.names_in(question)
+        unknown = [n for n in self.local_search.question_names(question, known)
                    if normalize_name(n) not in keys
                    and not any(n.lower() in w.lower() or w.lower() in n.lower() for w in known)]
         why = unsupported(question, [e for _, e in named], unknown, evidence_of(result),

@@ -17,9 +17,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from pydantic import TypeAdapter
+
 from knotwork.communities.report import partition
 from knotwork.domain.models import Community, Entity, Fact, KeyPoint, QueryMode, QueryResult
-from knotwork.domain.ports import Collection, DocumentStore
+from knotwork.domain.ports import CacheLayer, Collection, DocumentStore
 from knotwork.domain.timeutil import holds_at
 from knotwork.ingestion.chunking import count_tokens
 from knotwork.retrieval.citations import CitationResolver
@@ -37,6 +39,8 @@ from knotwork.retrieval.global_rank import (
 from knotwork.retrieval.router import asks_for_themes
 from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
 from knotwork.runtime import Runtime
+
+_COMMUNITIES: TypeAdapter[list[Community]] = TypeAdapter(list[Community])
 
 NO_GLOBAL_ANSWER = "I could not find support for this in the community reports."
 CHUNK_PRIOR_LIMIT = 50  # chunks scored by the vector search (a cheap prior for sentences)
@@ -78,13 +82,24 @@ class GlobalSearch:
         return self._rt.documents
 
     # ------------------------------------------------------------------ search
-    def _load(self, trace: list[str]) -> list[Community]:
+    def _communities(self) -> list[Community]:
+        """Every community of the tenant; from the cache's community layer when configured
+        (24 h, dropped when detection completes or summaries change)."""
+        cache = self._rt.cache
+        if cache is not None and (hit := cache.get(CacheLayer.COMMUNITY, self._group, "all")) is not None:
+            return _COMMUNITIES.validate_json(hit)
         communities = self._rt.graph.list_communities(self._group)
+        if cache is not None and communities:
+            cache.set(CacheLayer.COMMUNITY, self._group, "all", _COMMUNITIES.dump_json(communities).decode())
+        return communities
+
+    def _load(self, trace: list[str]) -> list[Community]:
+        communities = self._communities()
         if communities or self._build is None or not self._cfg.build_on_demand:
             return communities
         trace.append("no communities yet: building them on demand")
         self._build()
-        return self._rt.graph.list_communities(self._group)
+        return self._communities()
 
     def search(self, question: str, *, level: int | None = None, top_k: int | None = None,
                as_of: datetime | None = None, max_points: int | None = None) -> GlobalOutcome:

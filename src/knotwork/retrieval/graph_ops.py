@@ -13,7 +13,7 @@ from datetime import datetime
 from enum import StrEnum
 
 from knotwork.domain.models import Community, Entity, Fact
-from knotwork.domain.ports import GraphStore
+from knotwork.domain.ports import CacheLayer, GraphStore, QueryCache
 from knotwork.domain.timeutil import holds_at
 
 MAX_PATHS = 20
@@ -85,14 +85,31 @@ class UnknownEntities(LookupError):
 
 
 class GraphOps:
-    def __init__(self, graph: GraphStore, group_id: str, *, hop_limit: int = 2000) -> None:
+    def __init__(self, graph: GraphStore, group_id: str, *, hop_limit: int = 2000,
+                 cache: QueryCache | None = None) -> None:
         self._graph = graph
         self._group = group_id
         self._hop_limit = hop_limit  # facts read per hop at most
+        self._cache = cache
+
+    def entities(self, ids: Sequence[str]) -> list[Entity]:
+        """Entities by id, through the cache's entity layer (1 h) when there is one."""
+        wanted = list(dict.fromkeys(ids))
+        if self._cache is None or not wanted:
+            return self._graph.get_entities(self._group, wanted)
+        found: dict[str, Entity] = {}
+        for eid, hit in zip(wanted, self._cache.get_many(CacheLayer.ENTITY, self._group, wanted), strict=True):
+            if hit is not None:
+                found[eid] = Entity.model_validate_json(hit)
+        missing = [i for i in wanted if i not in found]
+        for entity in self._graph.get_entities(self._group, missing) if missing else []:
+            found[entity.id] = entity
+            self._cache.set(CacheLayer.ENTITY, self._group, entity.id, entity.model_dump_json())
+        return [found[i] for i in wanted if i in found]
 
     def require(self, ids: Sequence[str]) -> list[Entity]:
         wanted = list(dict.fromkeys(ids))
-        found = self._graph.get_entities(self._group, wanted)
+        found = self.entities(wanted)
         known = {e.id for e in found}
         missing = [i for i in wanted if i not in known]
         if missing:
@@ -142,7 +159,7 @@ class GraphOps:
         seeds = [e.id for e in self.require(entity_ids)]
         depth, preds, facts, truncated = self._bfs(seeds, max_hops, flt, max_entities)
         order = sorted(depth, key=lambda i: (depth[i], i))
-        entities = {e.id: e for e in self._graph.get_entities(self._group, order)}
+        entities = {e.id: e for e in self.entities(order)}
         paths = [_one_path(t, preds) for t in order if depth[t] > 0]
         return Traversal(entities=[entities[i] for i in order if i in entities],
                          relationships=sorted(facts.values(), key=lambda f: (-f.confidence, f.id)),
@@ -164,7 +181,7 @@ class GraphOps:
                 community = self._graph.get_community(self._group, cid)
                 if community is not None:
                     communities.append(community)
-        entities = {e.id: e for e in self._graph.get_entities(self._group, ids)}
+        entities = {e.id: e for e in self.entities(ids)}
         return Subgraph(entities=[entities[i] for i in ids if i in entities],
                         relationships=sorted(facts, key=lambda f: (-f.confidence, f.id)),
                         communities=communities)

@@ -6,6 +6,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 
 _WORD = re.compile(r"[a-z0-9]+")
 STOPWORDS = frozenset(
@@ -29,8 +30,13 @@ def stem(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=65_536)
+def _terms(text: str) -> tuple[str, ...]:
+    return tuple(stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS)
+
+
 def terms(text: str) -> list[str]:
-    return [stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+    return list(_terms(text))
 
 
 def bm25_scores(query: str, texts: Sequence[str], k1: float = 1.2, b: float = 0.75) -> list[float]:

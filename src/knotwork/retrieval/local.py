@@ -40,6 +40,7 @@ class Unit:
     time: datetime | None = None
     score: float = 0.0
     parts: dict[str, float] = field(default_factory=dict)
+    cosine: float | None = None  # to the question, when the vector store already gave it
 
 
 class LocalSearch:
@@ -47,6 +48,19 @@ class LocalSearch:
         self._rt = runtime
         self._group = group_id
         self._cfg = config or LocalSearchConfig()
+        self._names: dict[str, list[str]] = {}
+
+    def question_names(self, question: str, known: Sequence[str] = ()) -> list[str]:
+        """Proper names the question states (spaCy + rules), memoised per question. Skipped
+        when every capitalised word after the first is part of a known name."""
+        if question in self._names:
+            return self._names[question]
+        words = re.findall(r"[\w'’.-]+", question)
+        known_words = {w.lower() for name in known for w in re.findall(r"[\w'’.-]+", name)}
+        if not any(w[:1].isupper() and w.lower() not in known_words for w in words[1:]):
+            return []
+        self._names[question] = self._rt.extractor.names_in(question)
+        return self._names[question]
 
     @property
     def config(self) -> LocalSearchConfig:
@@ -107,6 +121,9 @@ class LocalSearch:
         for fact in self._rt.graph.get_facts(self._group, extra):
             if holds_at(fact.valid_at, fact.invalid_at, as_of):
                 units[fact.id] = Unit(fact.fact, list(fact.episodes), fact, time=fact.valid_at)
+        for hit in hits:  # the stored vector encodes the fact sentence: its cosine is exact
+            if hit.id in units:
+                units[hit.id].cosine = hit.score
         return list(units.values())
 
     def _sentence_units(self, qvec: Sequence[float], facts: list[Unit],
@@ -156,10 +173,13 @@ class LocalSearch:
             u.parts["lexical"] = max(lex, cfg.weight_context * ctx + (1 - cfg.weight_context) * lex)
         _recency_bonus(units, cfg.bonus_recency)
         shortlist = sorted(units, key=lambda u: -(u.parts["lexical"] + u.bonus))[: cfg.max_units_scored]
+        todo = [u for u in shortlist if u.cosine is None or u.context.strip()]
         vectors = self._rt.embedder.embed(
-            [f"{u.text} ({u.context.strip()})" if u.context.strip() else u.text for u in shortlist])
-        for u, vec in zip(shortlist, vectors, strict=True):
-            sem = sum(a * b for a, b in zip(qvec, vec, strict=True))
+            [f"{u.text} ({u.context.strip()})" if u.context.strip() else u.text for u in todo])
+        for u, vec in zip(todo, vectors, strict=True):
+            u.cosine = sum(a * b for a, b in zip(qvec, vec, strict=True))
+        for u in shortlist:
+            sem = u.cosine or 0.0
             # a three-word sentence that names the subject is similar to anything about it
             sem *= min(1.0, len(terms(u.text)) / cfg.min_informative_terms)
             u.parts["semantic"] = sem
@@ -194,7 +214,8 @@ class LocalSearch:
                                reasoning_trace=trace)
         missing = uncovered_terms(question, seeds, pool)
         if ranked and missing and not analyze(question).types and \
-                len(missing) >= cfg.uncovered_share * len(focus_terms(question, seeds)):
+                ranked[0].parts.get("semantic", 0.0) < cfg.uncovered_semantic_guard and \
+                len(missing) > cfg.uncovered_share * len(focus_terms(question, seeds)):
             trace.append(f"abstained: the evidence never mentions {', '.join(missing)}")
             return QueryResult(answer=NO_ANSWER, citations=[], confidence=0.1, mode_used=mode,
                                context="", reasoning_trace=trace)
@@ -230,7 +251,8 @@ class LocalSearch:
         """Names the question states that neither the graph nor any evidence contains."""
         known = {k for e, score in seeds.values() if score >= 0.8 for k in e.name_keys}
         evidence = " ".join(u.text.lower() for u in ranked[:40])
-        return [name for name in self._rt.extractor.names_in(question)
+        shown = [n for e, score in seeds.values() if score >= 0.8 for n in [e.name, *e.aliases]]
+        return [name for name in self.question_names(question, shown)
                 if normalize_name(name) not in known and name.lower() not in evidence]
 
     def _context(self, seeds: dict[str, tuple[Entity, float]], ranked: list[Unit],

@@ -13,6 +13,7 @@ from datetime import datetime
 
 from knotwork.domain.models import QueryMode, QueryResult
 from knotwork.resolution.normalize import normalize_name
+from knotwork.retrieval.lexical import stem
 from knotwork.retrieval.local import LocalSearch
 
 _NOUN = (r"(?:person|people|one|engineer|employee|manager|lead|team|group|squad|project|"
@@ -32,6 +33,11 @@ _ROLE_OF = re.compile(
     r"\b(?:the|a|an)\s+(?P<role>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)\s+(?:of|for)\s+"
     r"(?P<obj>(?:the\s+)?[A-Z0-9][\w'’&.-]*(?:\s+(?:of\s+)?[A-Z0-9][\w'’&.-]*)*"
     r"(?:\s+[a-z][a-z-]*(?=\s*\??\s*$))?)")
+_WH_START = re.compile(r"^\s*(?:who|whom|whose|what|which|where|when|how)\b", re.IGNORECASE)
+_NOT_ROLES = frozenset(stem(w) for w in (
+    "overview", "summary", "status", "history", "list", "risk", "risks", "theme", "themes", "topic",
+    "topics", "cause", "date", "time", "number", "name", "names", "purpose", "goal", "goals", "role",
+    "result", "results", "outcome", "main", "key", "details", "timeline", "scope", "cost", "price"))
 _SINGLE_HOP = re.compile(r"^\s*(?:who|what|which|where|when)\s+(?:is|was|are|were)\s+\{\}\s*\??\s*$", re.IGNORECASE)
 
 
@@ -62,8 +68,10 @@ def _decompose_role(q: str) -> Decomposition | None:
     """"Who does the <role> of <X> <verb>?" → "Who is the <role> of <X>?" then the outer
     question about the answer; "Who is the <role> of <X>?" alone is one hop."""
     for m in _ROLE_OF.finditer(q):
-        if m.start() == 0:
+        if m.start() == 0 or not _WH_START.match(q):
             continue
+        if any(stem(w) in _NOT_ROLES for w in m.group("role").lower().split()):
+            continue  # "an overview of X", "the main risks of X": not a bridge entity
         template = q[: m.start()] + "{}" + q[m.end():]
         if _SINGLE_HOP.match(template):
             continue

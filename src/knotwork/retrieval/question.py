@@ -25,6 +25,7 @@ ROLE_NOUNS: dict[str, tuple[R, Side]] = {
     "owner": (R.OWNS, "target"), "maintainer": (R.MAINTAINS, "target"),
     "employer": (R.WORKS_AT, "source"), "company": (R.WORKS_AT, "source"),
     "team": (R.MEMBER_OF, "source"), "location": (R.LOCATED_IN, "source"),
+    "members": (R.MEMBER_OF, "target"),
     "office": (R.LOCATED_IN, "source"), "headquarters": (R.HEADQUARTERED_IN, "source"),
 }
 _ROLE_OF = re.compile(r"\b(" + "|".join(sorted(ROLE_NOUNS, key=len, reverse=True)) + r")\s+(?:of|for)\b", re.IGNORECASE)

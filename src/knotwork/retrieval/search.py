@@ -16,6 +16,7 @@ through the ports, so the same search runs on the embedded and the production st
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -24,7 +25,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel, Field
 
 from knotwork.domain.models import Chunk, Community, Entity, Fact
-from knotwork.domain.ports import ChatMessage, ChatRole, Collection
+from knotwork.domain.ports import CacheLayer, ChatMessage, ChatRole, Collection
 from knotwork.domain.timeutil import holds_at
 from knotwork.retrieval import rerankers as rr
 from knotwork.retrieval.graph_ops import EdgeFilter, GraphOps
@@ -48,6 +49,28 @@ class SearchResults:
     entities: list[Scored[Entity]] = field(default_factory=list)
     chunks: list[Scored[Chunk]] = field(default_factory=list)
     communities: list[Scored[Community]] = field(default_factory=list)
+
+
+class _Cached(BaseModel):
+    """SearchResults as JSON for the cache's search layer."""
+
+    facts: list[tuple[Fact, float]]
+    entities: list[tuple[Entity, float]]
+    chunks: list[tuple[Chunk, float]]
+    communities: list[tuple[Community, float]]
+
+    @classmethod
+    def of(cls, r: SearchResults) -> _Cached:
+        return cls(facts=[(s.item, s.score) for s in r.facts],
+                   entities=[(s.item, s.score) for s in r.entities],
+                   chunks=[(s.item, s.score) for s in r.chunks],
+                   communities=[(s.item, s.score) for s in r.communities])
+
+    def results(self) -> SearchResults:
+        return SearchResults(facts=[Scored(i, s) for i, s in self.facts],
+                             entities=[Scored(i, s) for i, s in self.entities],
+                             chunks=[Scored(i, s) for i, s in self.chunks],
+                             communities=[Scored(i, s) for i, s in self.communities])
 
 
 class _Relevance(BaseModel):
@@ -76,9 +99,24 @@ class HybridSearch:
 
     def search(self, query: str, config: SearchConfig, *, origin_entity_ids: Sequence[str] = (),
                center_entity_id: str | None = None) -> SearchResults:
+        """Cached in the search layer (15 min) when a cache is configured."""
         query = query.strip()
         if not query:
             raise ValueError("the query is empty")
+        cache = self._rt.cache
+        key = json.dumps([query, config.model_dump_json(), sorted(origin_entity_ids), center_entity_id])
+        if cache is not None and (hit := cache.get(CacheLayer.SEARCH, self._group, key)) is not None:
+            return _Cached.model_validate_json(hit).results()
+        out = self._search(query, config, origin_entity_ids, center_entity_id)
+        if cache is not None:
+            ids = {s.item.id for s in out.entities} | {
+                x for s in out.facts for x in (s.item.source_id, s.item.target_id)}
+            cache.set(CacheLayer.SEARCH, self._group, key, _Cached.of(out).model_dump_json(),
+                      entity_ids=sorted(ids))
+        return out
+
+    def _search(self, query: str, config: SearchConfig, origin_entity_ids: Sequence[str],
+                center_entity_id: str | None) -> SearchResults:
         qvec = self._rt.embedder.embed([query])[0]
         origins = list(origin_entity_ids)
         if not origins:

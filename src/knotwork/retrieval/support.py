@@ -40,7 +40,7 @@ def unsupported(question: str, named: Sequence[Entity], unknown_names: Sequence[
     wanted = focus(question, named)
     seen = set(terms(text))
     missing = [t for t in wanted if t not in seen]
-    if wanted and missing and not analyze(question).types and len(missing) >= share * len(wanted):
+    if wanted and missing and not analyze(question).types and len(missing) > share * len(wanted):
         return f"the evidence never mentions {', '.join(missing)}"
     return None
 

@@ -271,6 +271,15 @@ def _register_extensions() -> None:
 
     cli_status.register(app)
     cli_worker.register(app)
+    from knotwork.services import cli_bench
+
+    cli_bench.register(app)
+    from knotwork.services import cli_entities
+
+    cli_entities.register(entities_app)  # issue 5: calibrate, reresolve, merge, unmerge, review
+    from knotwork.services import cli_retrieval
+
+    cli_retrieval.register(app)  # issue 7: knotwork mcp
 
 
 _register_extensions()

@@ -95,6 +95,14 @@ class RedisCache:
         self._count(layer, value is not None)
         return value  # type: ignore[return-value]
 
+    def get_many(self, layer: CacheLayer, group_id: str, keys: Sequence[str]) -> list[str | None]:
+        if not keys:
+            return []
+        values: list[str | None] = self._r.mget([self.key(layer, group_id, k) for k in keys])  # type: ignore[assignment]
+        for value in values:
+            self._count(layer, value is not None)
+        return values
+
     def set(self, layer: CacheLayer, group_id: str, key: str, value: str, *,
             entity_ids: Sequence[str] = ()) -> None:
         ttl = self._ttls.of(layer)

@@ -15,7 +15,6 @@ from knotwork.domain.timeutil import to_iso
 from knotwork.infra.graph_common import cypher
 from knotwork.infra.graph_common.communities import CommunityCypherMixin
 from knotwork.infra.graph_common.lineage import LineageCypherMixin
-from knotwork.infra.graph_common.resolution import ResolutionCypherMixin
 from knotwork.infra.graph_common.records import (
     BATCH_SIZE,
     Row,
@@ -29,6 +28,7 @@ from knotwork.infra.graph_common.records import (
     unique,
     validate_group_id,
 )
+from knotwork.infra.graph_common.resolution import ResolutionCypherMixin
 
 log = structlog.get_logger(__name__)
 

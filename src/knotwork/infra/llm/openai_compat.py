@@ -89,10 +89,12 @@ class OpenAICompatClient(LLMAccounting):
         return body
 
     def _schema_rejected(self, response: httpx.Response) -> bool:
-        """A server that does not know ``json_schema`` response formats (400/422 naming
-        ``response_format``): switch this client to ``json_object`` with the schema."""
-        if self._json_mode is not LLMJsonMode.JSON_SCHEMA or response.status_code not in (
-                400, 422) or "response_format" not in response.text:
+        """A server that does not know ``json_schema`` response formats (an error naming
+        ``response_format`` and ``json_schema``; llama-cpp-python answers 500): switch this
+        client to ``json_object`` with the schema."""
+        text = response.text
+        if self._json_mode is not LLMJsonMode.JSON_SCHEMA or response.status_code < 400 \
+                or "response_format" not in text or "json_schema" not in text:
             return False
         log.warning("llm.json_mode_fallback", to=LLMJsonMode.JSON_OBJECT.value,
                     status=response.status_code)

@@ -112,6 +112,8 @@ class DocumentRow(Base):
     entity_count: Mapped[int] = mapped_column(Integer)
     last_processed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     metadata_: Mapped[dict[str, Any]] = mapped_column("metadata", json_type())
+    # source ACL (0003): principals allowed to read; [] = everyone in the tenant
+    acl: Mapped[list[str]] = mapped_column(json_type(), default=list)
 
 
 Index("idx_document_modified", DocumentRow.modified_at.desc())

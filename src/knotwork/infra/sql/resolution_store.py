@@ -76,22 +76,32 @@ class SqlResolutionStore:
                     EntityBlockKeyRow.group_id == group_id,
                     EntityBlockKeyRow.entity_id.in_(list(entity_ids[i:i + _IN]))))
 
+    def lookup_keys(self, group_id: str, keys: Sequence[str], per_key: int) -> dict[str, list[str]]:
+        """key -> entity ids filed under it (at most ``per_key`` each). Index: the primary
+        key (group_id, key, entity_id); the window only ranks the rows the keys matched."""
+        keys = list(dict.fromkeys(k[:255] for k in keys))
+        out: dict[str, list[str]] = {}
+        with self._docs.transaction() as s:
+            for i in range(0, len(keys), _IN):
+                rank = func.row_number().over(partition_by=EntityBlockKeyRow.key,
+                                              order_by=EntityBlockKeyRow.entity_id.desc()).label("rn")
+                inner = (select(EntityBlockKeyRow.key, EntityBlockKeyRow.entity_id, rank)
+                         .where(EntityBlockKeyRow.group_id == group_id,
+                                EntityBlockKeyRow.key.in_(keys[i:i + _IN])).subquery())
+                stmt = select(inner.c.key, inner.c.entity_id).where(inner.c.rn <= per_key)
+                for key, entity_id in s.execute(stmt):
+                    out.setdefault(str(key), []).append(str(entity_id))
+        return out
+
     def lookup(self, group_id: str, keys: Sequence[str], per_key: int, total: int) -> list[str]:
         """Entity ids filed under the keys: at most ``per_key`` per key, ``total`` overall,
-        in the order of ``keys`` (the most selective first). Index: the primary key."""
-        keys = list(dict.fromkeys(k[:255] for k in keys))
-        if not keys:
-            return []
-        rank = func.row_number().over(partition_by=EntityBlockKeyRow.key,
-                                      order_by=EntityBlockKeyRow.entity_id.desc()).label("rn")
-        inner = (select(EntityBlockKeyRow.key, EntityBlockKeyRow.entity_id, rank)
-                 .where(EntityBlockKeyRow.group_id == group_id,
-                        EntityBlockKeyRow.key.in_(keys[:_IN])).subquery())
-        stmt = select(inner.c.key, inner.c.entity_id).where(inner.c.rn <= per_key)
-        order = {k: i for i, k in enumerate(keys)}
-        with self._docs.transaction() as s:
-            rows = sorted(s.execute(stmt).all(), key=lambda r: (order.get(r[0], 0), r[1]))
-        return list(dict.fromkeys(r[1] for r in rows))[:total]
+        in the order of ``keys`` (the most selective first)."""
+        found = self.lookup_keys(group_id, keys, per_key)
+        ids: dict[str, None] = {}
+        for key in keys:
+            for entity_id in sorted(found.get(key[:255], [])):
+                ids.setdefault(entity_id, None)
+        return list(ids)[:total]
 
     # ------------------------------------------------------------------ review queue
     def add_reviews(self, items: Sequence[ReviewItem]) -> None:

@@ -148,6 +148,7 @@ def _document_values(document: Document) -> dict[str, Any]:
         "entity_count": document.entity_count,
         "last_processed_at": document.last_processed_at,
         "metadata": dict(document.metadata),
+        "acl": sorted(set(document.acl)),
     }
 
 
@@ -169,6 +170,7 @@ def _to_document(row: DocumentRow) -> Document:
         entity_count=row.entity_count,
         last_processed_at=row.last_processed_at,
         metadata={str(k): str(v) for k, v in (row.metadata_ or {}).items()},
+        acl=[str(p) for p in (row.acl or [])],
     )
 
 

@@ -52,7 +52,8 @@ def coref_mentions(text: str, found: Sequence[Mention], context: Sequence[KnownN
             continue
         want_type, want_sub = _COREF_TARGET[m.group(1).lower()]
 
-        def fits(etype: EntityType, subtype: str | None) -> bool:
+        def fits(etype: EntityType, subtype: str | None,
+                 want_type: EntityType | None = want_type, want_sub: str | None = want_sub) -> bool:
             if want_sub is not None:
                 return subtype == want_sub
             return etype == want_type and subtype != "TEAM"

@@ -46,10 +46,10 @@ class EnsembleExtractor:
     name = "ensemble"
 
     def __init__(self, nlp: Any | None, extra: Sequence[Extractor] = (),
-                 policy: VotePolicy = VotePolicy()) -> None:
+                 policy: VotePolicy | None = None) -> None:
         self._nlp = nlp
         self._llm = LlmVoteExtractor()
-        self.ensemble = Ensemble([*default_extractors(nlp), *extra, self._llm], policy)
+        self.ensemble = Ensemble([*default_extractors(nlp), *extra, self._llm], policy or VotePolicy())
         self.users: dict[str, str] = {}  # Slack handle / user id -> real name
 
     @property
@@ -258,10 +258,7 @@ _NO_S = {"can", "will", "would", "should", "could", "must", "might", "may", "did
 
 
 _IRREGULAR_PAST = frozenset(
-    """built wrote led made ran took gave began became brought bought sent spent met left set
-    put read said told thought found got held kept knew lost paid saw sold stood understood won
-    drove chose grew flew threw drew broke spoke woke rose fell felt heard hit cut let shut quit
-    taught caught fought sought shipped joined moved owned""".split()
+    ["built", "wrote", "led", "made", "ran", "took", "gave", "began", "became", "brought", "bought", "sent", "spent", "met", "left", "set", "put", "read", "said", "told", "thought", "found", "got", "held", "kept", "knew", "lost", "paid", "saw", "sold", "stood", "understood", "won", "drove", "chose", "grew", "flew", "threw", "drew", "broke", "spoke", "woke", "rose", "fell", "felt", "heard", "hit", "cut", "let", "shut", "quit", "taught", "caught", "fought", "sought", "shipped", "joined", "moved", "owned"]
 )
 
 

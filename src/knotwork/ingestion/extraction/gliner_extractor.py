@@ -47,7 +47,7 @@ def load_gliner(path: str) -> Any:  # gliner.GLiNER; the package ships no precis
         raise GlinerUnavailableError("the gliner package is not installed (pip install gliner)") from exc
     try:
         model = GLiNER.from_pretrained(path, local_files_only=True)
-    except Exception as exc:  # noqa: BLE001 - any load failure means "no GLiNER votes"
+    except Exception as exc:
         raise GlinerUnavailableError(f"cannot load GLiNER model from {path!r}: {exc}") from exc
     model.eval()
     return model

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
 TECHNOLOGIES: frozenset[str] = frozenset(
-    """
+    _words("""
     Kafka PostgreSQL Postgres MySQL MariaDB SQLite Oracle Redis Memcached MongoDB Cassandra
     DynamoDB Elasticsearch OpenSearch Solr Neo4j Snowflake BigQuery Redshift Databricks Spark
     Hadoop Hive Presto Trino Airflow Dagster Flink Beam dbt Looker Tableau Grafana Prometheus
@@ -22,7 +26,7 @@ TECHNOLOGIES: frozenset[str] = frozenset(
     Segment Amplitude Mixpanel LaunchDarkly Backstage SonarQube Snyk Dependabot Renovate
     Playwright Selenium Cypress Jest pytest JUnit Postman Swagger OpenAPI Protobuf Avro Parquet
     Iceberg Delta Lake Qdrant Pinecone Weaviate Milvus FAISS Lucene WebAssembly Wasm
-    """.split()
+    """)
 ) | frozenset(
     {
         "GitHub Actions", "GitLab CI", "Google Cloud", "Amazon Web Services", "Microsoft Azure",
@@ -57,7 +61,7 @@ TITLES: frozenset[str] = frozenset(
 # Common given names (several cultures): lets a capitalised "Given Family" pair be typed PERSON
 # when statistical NER mislabels it, and lets a lone given name link to a full name.
 FIRST_NAMES: frozenset[str] = frozenset(
-    """
+    _words("""
     aaron abby abdul abigail adam adrian ahmed aisha alan albert alejandro alex alexander alexandra
     alexis ali alice alicia alina alison amanda amelia amir amit amy ana andre andrea andrew andy
     angela anita ann anna anne anthony antonio arjun arthur asha ashley aurora austin ava ayesha
@@ -85,13 +89,13 @@ FIRST_NAMES: frozenset[str] = frozenset(
     taylor ted teresa terry thomas tim timothy tina todd tom tony tracy tyler valentina vanessa
     victor victoria vikram vincent virginia walter wei wendy william xavier yan yara yuki yusuf
     zach zachary zara zoe
-    """.split()
+    """)
 )
 
 # Words that look like names in enterprise chatter but are not entities.
 STOP_NAMES: frozenset[str] = frozenset(
     {"hi", "hello", "hey", "thanks", "thank", "ok", "okay", "yes", "no", "lol", "fyi", "eod", "eta",
-     "tbd", "n/a", "todo", "today", "tomorrow", "yesterday", "monday", "tuesday", "wednesday",
+     "tbd", "todo", "today", "tomorrow", "yesterday", "monday", "tuesday", "wednesday",
      "thursday", "friday", "saturday", "sunday", "q1", "q2", "q3", "q4", "h1", "h2", "pr", "prs",
      "qa", "ci", "cd", "ui", "ux", "faq", "agenda", "notes", "summary", "update", "action items",
      "decision", "owner", "status", "team", "everyone", "all", "channel", "here", "the team",
@@ -104,7 +108,7 @@ VENDOR_PREFIXES: tuple[str, ...] = ("apache ", "amazon ", "aws ", "google ", "mi
 
 # Function words and calendar words: never a name on their own, even capitalised.
 FUNCTION_WORDS: frozenset[str] = frozenset(
-    """a an the this that these those it its we our us you your they their them he she his her
+    _words("""a an the this that these those it its we our us you your they their them he she his her
     i me my mine in on at to for from by with of and or but if so as is are was were be been
     being has have had do does did will would can could should may might must shall not no yes
     all any each every some both either neither what which who whom whose when where why how
@@ -112,5 +116,6 @@ FUNCTION_WORDS: frozenset[str] = frozenset(
     during over under into onto out up down off again once please thanks thank hi hello hey
     ok okay sure great good nice cool lgtm fyi btw imo re cc pls done note notes update updates
     january february march april may june july august september october november december
-    monday tuesday wednesday thursday friday saturday sunday today tomorrow yesterday""".split()
+    jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun
+    monday tuesday wednesday thursday friday saturday sunday today tomorrow yesterday""")
 )

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from knotwork.domain.models import EntityType
 from knotwork.ingestion.extraction.lexicon import (
@@ -137,7 +136,12 @@ def gazetteer_mentions(text: str) -> list[Mention]:
             for m in _TECH_RE.finditer(text)]
 
 
+# "the Payments Core team": a lower-case team word after a determiner and capitalised words
+_TEAM_LOWER_RE = re.compile(
+    r"\b(?:the|our|their|your|a|my)\s+(" + _LEAD_STOP + r"(?:" + _CAP + r"\s+){1,3}"
+    r"(?:team|squad|guild|tribe|chapter|department|division|group|crew))\b")
 _SHAPED = ((_TEAM_RE, EntityType.ORGANIZATION, "TEAM", 0.92),
+           (_TEAM_LOWER_RE, EntityType.ORGANIZATION, "TEAM", 0.92),
            (_SYSTEM_RE, EntityType.PRODUCT, "SYSTEM", 0.88),
            (_COMPANY_RE, EntityType.ORGANIZATION, None, 0.9))
 
@@ -163,7 +167,7 @@ def rule_mentions(text: str) -> list[Mention]:
     return out
 
 
-_HANDLE_RE = re.compile(r"(?<![\w@])@([A-Za-z][\w.-]{1,40}[A-Za-z0-9])|\b(U[A-Z0-9]{8,10})\b")
+_HANDLE_RE = re.compile(r"(?<![\w@])@([A-Za-z][\w.-]{0,40}[A-Za-z0-9])|\b(U[A-Z0-9]{8,10})\b")
 
 
 def user_mentions(text: str, users: Mapping[str, str], known: Mapping[str, KnownName]) -> list[Mention]:

@@ -5,6 +5,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from knotwork.ingestion.extraction.lexicon import FIRST_NAMES
+
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
 _SPEAKER = re.compile(
     r"^[ \t]*(?:\[[^\]\n]{1,40}\][ \t]*)?"
     r"(?P<name>[A-Z][\w'’.-]*(?:[ \t]+[A-Z][\w'’.-]*){0,3})"
@@ -16,12 +22,12 @@ _FIRST_PERSON = re.compile(r"\b(I|me|Me|my|My|mine|Mine|myself|Myself|we|We|us|o
 
 # words that make a "Heading: text" line a label rather than a speaker prefix
 _NOT_NAME_WORDS = frozenset(
-    """items item steps step notes note points point questions question summary agenda
+    _words("""items item steps step notes note points point questions question summary agenda
     decision decisions action actions update updates status owner owners date time deadline
     goal goals risk risks issue issues impact timeline context background problem solution
     resolution outcome outcomes result results details detail description overview scope
     next open done todo blocker blockers reminder fyi warning info tip important edit
-    q a re subject tl;dr tldr total cost budget version release priority""".split()
+    q a re subject tl;dr tldr total cost budget version release priority""")
 )
 
 
@@ -37,6 +43,7 @@ class SpeakerTurn:
 def speaker_turns(text: str) -> list[SpeakerTurn]:
     """Each line that starts with a speaker prefix opens a turn running to the next one."""
     turns: list[SpeakerTurn] = []
+    roles: list[bool] = []
     matches = list(_SPEAKER.finditer(text))
     for i, m in enumerate(matches):
         name = m.group("name")
@@ -51,11 +58,20 @@ def speaker_turns(text: str) -> list[SpeakerTurn]:
                             "goal", "goals", "outcome", "context", "problem", "impact",
                             "resolution", "timeline", "background", "next steps", "risk",
                             "risks", "description", "reporter", "assignee", "priority", "tags",
-                            "note", "warning", "tip", "info", "important"}:
+                            "warning", "tip", "info", "important"}:
             continue
+        if any(len(word) > 1 and word.isupper() for word in name.split()):
+            continue  # "VP Data: …", "SRE Notes: …" are labels
         end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
         turns.append(SpeakerTurn(name, m.start("name"), m.end("name"), m.end(), end))
-    return turns
+        roles.append(m.group("role") is not None)
+    # a one-word prefix ("Deciders:", "Purpose:") is a page label unless it is a known given
+    # name, carries a role ("Kofi (SRE):"), or the chunk is a chat (several turns, one of them
+    # clearly a person's name)
+    named = any(len(t.name.split()) >= 2 or t.name.lower() in FIRST_NAMES for t in turns)
+    chat = named and len(turns) >= 2
+    return [t for t, role in zip(turns, roles, strict=True)
+            if " " in t.name or role or chat or t.name.lower() in FIRST_NAMES]
 
 
 def first_person_spans(text: str, turn: SpeakerTurn) -> list[tuple[int, int, str]]:

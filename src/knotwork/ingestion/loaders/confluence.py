@@ -160,6 +160,33 @@ def is_current(page: Mapping[str, Any]) -> bool:
     return str(page.get("status") or "current").lower() == "current"
 
 
+def read_restrictions(page: Mapping[str, Any]) -> list[str]:
+    """Who may read a restricted page: ``user:<accountId>``, ``user:<email>``, ``group:<name>``.
+
+    Reads the v1 ``restrictions.read.restrictions.{user,group}.results`` expansion (also what
+    ``/content/{id}/restriction/byOperation/read`` returns) and a flat
+    ``restrictions.read.{users,groups}`` form. No restrictions: [] (readable by everyone).
+    """
+    read = _dict(_dict(page.get("restrictions")).get("read"))
+    nested = _dict(read.get("restrictions"))
+    users = _dict(nested.get("user")).get("results", read.get("users")) or []
+    groups = _dict(nested.get("group")).get("results", read.get("groups")) or []
+    principals: set[str] = set()
+    for user in users if isinstance(users, list) else []:
+        if isinstance(user, str):
+            principals.add(f"user:{user}")
+        elif isinstance(user, dict):
+            for key in ("accountId", "email", "username"):
+                value = _str(user.get(key))
+                if value:
+                    principals.add(f"user:{value.lower() if key == 'email' else value}")
+    for group in groups if isinstance(groups, list) else []:
+        name = group if isinstance(group, str) else _str(_dict(group).get("name")) if isinstance(group, dict) else None
+        if name:
+            principals.add(f"group:{name}")
+    return sorted(principals)
+
+
 def page_to_document(
     page: Mapping[str, Any], users: Mapping[str, str], base: str | None
 ) -> RawDocument | None:
@@ -200,6 +227,7 @@ def page_to_document(
     if creator:
         metadata["created_by"] = users.get(creator, creator)
     return RawDocument(
+        acl=read_restrictions(page),
         source_system=SourceSystem.CONFLUENCE,
         source_id=page_id,
         title=_str(page.get("title")) or f"Confluence page {page_id}",

@@ -275,6 +275,38 @@ def _channel_list(files: _Files) -> list[tuple[str, str]]:
     return channels
 
 
+def private_channel_acls(files: _Files) -> dict[str, list[str]]:
+    """Readers of each private channel (``groups.json``, or ``is_private`` in channels.json):
+    its members as ``user:<id>`` and ``user:<email>``, plus ``slack-channel:<id>``."""
+    emails: dict[str, str] = {}
+    if files.exists("users.json"):
+        for user in parse_json_bytes(files.read("users.json"), "users.json") or []:
+            if isinstance(user, dict):
+                email = _str(_dict_of(user.get("profile")).get("email"))
+                if _str(user.get("id")) and email:
+                    emails[_str(user.get("id"))] = email.lower()
+    acls: dict[str, list[str]] = {}
+    for listing in (CHANNELS_FILE, "groups.json"):
+        if not files.exists(listing):
+            continue
+        data = parse_json_bytes(files.read(listing), listing)
+        for channel in data if isinstance(data, list) else []:
+            if not isinstance(channel, dict) or not _str(channel.get("id")):
+                continue
+            if listing == CHANNELS_FILE and not channel.get("is_private"):
+                continue
+            members = [m for m in channel.get("members") or [] if isinstance(m, str)]
+            readers = {f"slack-channel:{_str(channel.get('id'))}"}
+            readers.update(f"user:{m}" for m in members)
+            readers.update(f"user:{emails[m]}" for m in members if m in emails)
+            acls[_str(channel.get("id"))] = sorted(readers)
+    return acls
+
+
+def _dict_of(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def unknown_user_ids(messages: Iterable[Mapping[str, Any]], users: Mapping[str, str]) -> list[str]:
     """User ids that messages are from or mention but ``users`` cannot name (shown raw)."""
     unknown: dict[str, None] = {}
@@ -298,6 +330,7 @@ def _load_export(files: _Files, notes: list[str] | None = None
         users = user_names(parse_json_bytes(files.read("users.json"), "users.json"))
     channels = _channel_list(files)
     channel_names = {channel_id: name for channel_id, name in channels if channel_id}
+    acls = private_channel_acls(files)
     documents: list[RawDocument] = []
     skipped = 0
     for channel_id, channel in channels:
@@ -310,6 +343,8 @@ def _load_export(files: _Files, notes: list[str] | None = None
             messages.extend(item for item in (data if isinstance(data, list) else [])
                             if isinstance(item, dict))
         found, dropped = channel_documents(channel, channel_id, messages, users, channel_names)
+        if channel_id in acls:  # a private channel: only its members may read it
+            found = [d.model_copy(update={"acl": acls[channel_id]}) for d in found]
         missing = unknown_user_ids(messages, users)
         if missing and notes is not None:
             listed = ", ".join(missing[:_LISTED_IDS]) + (" …" if len(missing) > _LISTED_IDS else "")

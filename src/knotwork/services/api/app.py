@@ -36,7 +36,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         graph_routes,  # retrieval helper: /v1/graph/*
         graphrag_routes,
         routes,
+        stream_routes,  # retrieval helper: SSE answers
     )
+
+    from knotwork.services.admin import routes as admin_routes
+    from knotwork.services.api import entity_routes
 
     settings = settings or Settings()
     configure_tracing(settings.otel_endpoint)
@@ -95,7 +99,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(OpsMiddleware, max_body_bytes=settings.max_request_bytes)
 
     app.include_router(routes.router)
+    app.include_router(entity_routes.router)  # issue 5: entities, review queue, merges
+    app.include_router(admin_routes.router)  # issue 5: the /admin UI
     app.include_router(graphrag_routes.router)
     app.include_router(community_routes.router)
     app.include_router(graph_routes.router)
+    app.include_router(stream_routes.router)
     return app

@@ -94,7 +94,7 @@ def _path(p: GraphPath) -> ApiPath:
 
 
 def _ops(kw: KW, group_id: str | None) -> GraphOps:
-    return GraphOps(kw.runtime.graph, group_id or kw.settings.group)
+    return GraphOps(kw.runtime.graph, group_id or kw.settings.group, cache=kw.runtime.cache)
 
 
 def _types(values: list[RelationType]) -> frozenset[str]:

@@ -139,11 +139,13 @@ def add_episode(body: EpisodeRequest, kw: KW, request: Request) -> dict[str, obj
 
 @router.post("/v1/entities/resolve")
 def resolve_entity(body: ResolveRequest, kw: KW) -> dict[str, object]:
-    result: ResolveResult = kw.resolve_entity(body.mention_text, body.entity_type_hint, body.group_id)
+    result: ResolveResult = kw.resolve_entity(body.mention_text, body.entity_type_hint,
+                                              body.group_id, context=body.context)
     return {
         "resolved_entity_id": result.entity_id,
         "name": result.name,
         "type": result.type,
         "confidence": result.confidence,
         "alternatives": [a.model_dump() for a in result.alternatives],
+        "decision": result.decision,  # auto_merge | merge | merge_flagged | new
     }

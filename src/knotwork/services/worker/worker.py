@@ -128,6 +128,10 @@ class Worker:
         if self._known_stale():
             pipeline.forget_known()
         try:
+            redelivered = [j.task.document for j in jobs if isinstance(j.task, ExtractEntitiesTask)
+                           and (j.deliveries > 1 or j.task.retry_count > 0)]
+            if redelivered:  # an attempt died or failed: roll back what it half wrote first
+                pipeline.recover(redelivered)
             self._extract_batch(pipeline, jobs)
         except Exception as exc:  # noqa: BLE001 - any failure: retry the documents one by one
             if len(jobs) == 1:

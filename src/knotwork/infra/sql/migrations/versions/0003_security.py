@@ -1,4 +1,4 @@
-"""API keys (hashed at rest, scoped, optionally bound to one tenant).
+"""API keys (hashed at rest, scoped, optionally bound to one tenant); documents' source ACLs.
 
 Revision ID: 0003_security
 Revises: 0002_resolution
@@ -46,7 +46,11 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name="pk_api_keys"),
         sa.UniqueConstraint("prefix", name="uq_api_keys_prefix"),
     )
+    with op.batch_alter_table("documents") as batch:  # SQLite needs the batch form
+        batch.add_column(sa.Column("acl", _json(), nullable=False, server_default="[]"))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("documents") as batch:
+        batch.drop_column("acl")
     op.drop_table("api_keys")

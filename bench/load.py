@@ -1,0 +1,157 @@
+"""Load test: concurrent query clients against ``knotwork serve`` on the embedded stack.
+
+    python -m bench.load [--clients 20] [--seconds 60] [--data DIR] [--port 8765]
+
+Ingests the sample corpus into a fresh data dir (or uses ``--data``), starts ``knotwork serve``
+as a child process, measures the single-client latency over the question set, then runs
+``--clients`` concurrent clients for ``--seconds`` and prints p50/p95/max, throughput, the
+error count and the ratio of the concurrent p95 to the single-client p95 (goal ≤ 2.0, with
+zero errors). Appends a JSON line to bench/results/load.jsonl.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+from rich.console import Console
+from rich.table import Table
+
+ROOT = Path(__file__).resolve().parent
+RESULTS = ROOT / "results" / "load.jsonl"
+SAMPLE = ROOT.parent / "src" / "knotwork" / "sample_data"
+QUESTIONS = [q["q"] for q in json.loads((ROOT / "sample_questions.json").read_text())]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))] if ordered else 0.0
+
+
+def _knotwork() -> list[str]:
+    script = Path(sys.executable).with_name("knotwork")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "knotwork.services.cli"]
+
+
+def _serve(data: Path, port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen([*_knotwork(), "--data-dir", str(data), "serve", "--port", str(port)],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"knotwork serve exited: {proc.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    proc.kill()
+    raise SystemExit("knotwork serve did not become ready in 180 s")
+
+
+def _ask(client: httpx.Client, question: str) -> tuple[float, bool]:
+    started = time.perf_counter()
+    try:
+        response = client.post("/v1/graphrag/query", json={"query": question, "mode": "AUTO"})
+        ok = response.status_code == 200
+    except httpx.HTTPError:
+        ok = False
+    return time.perf_counter() - started, ok
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--clients", type=int, default=20)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--data", type=Path, default=None, help="an ingested data dir to serve")
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args()
+    console = Console()
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    workdir = Path(tempfile.mkdtemp(prefix="knotwork-load-"))
+    data = args.data or workdir / "data"
+    try:
+        if args.data is None:
+            console.print(f"ingesting {SAMPLE} …")
+            subprocess.run([*_knotwork(), "--data-dir", str(data), "ingest", str(SAMPLE)],
+                           env=env, check=True, stdout=subprocess.DEVNULL)
+        port = args.port or _free_port()
+        server = _serve(data, port, env)
+        try:
+            base = f"http://127.0.0.1:{port}"
+            with httpx.Client(base_url=base, timeout=60) as client:
+                for question in QUESTIONS:  # warm-up: models, caches, first-touch costs
+                    _ask(client, question)
+                single = [_ask(client, q)[0] for q in QUESTIONS * 2]
+            latencies: list[float] = []
+            errors = [0]
+            lock = threading.Lock()
+            stop = time.monotonic() + args.seconds
+
+            def worker(offset: int) -> None:
+                with httpx.Client(base_url=base, timeout=60) as client:
+                    i = offset
+                    while time.monotonic() < stop:
+                        elapsed, ok = _ask(client, QUESTIONS[i % len(QUESTIONS)])
+                        i += 1
+                        with lock:
+                            latencies.append(elapsed)
+                            errors[0] += not ok
+
+            console.print(f"{args.clients} clients for {args.seconds:.0f} s …")
+            threads = [threading.Thread(target=worker, args=(k * 3,)) for k in range(args.clients)]
+            started = time.monotonic()
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            wall = time.monotonic() - started
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    figures = {
+        "when": datetime.now(UTC).isoformat(timespec="seconds"), "clients": args.clients,
+        "seconds": args.seconds, "requests": len(latencies), "errors": errors[0],
+        "throughput_rps": round(len(latencies) / wall, 2),
+        "single_p50_ms": round(statistics.median(single) * 1000, 1),
+        "single_p95_ms": round(_pct(single, 95) * 1000, 1),
+        "concurrent_p50_ms": round(statistics.median(latencies) * 1000, 1) if latencies else None,
+        "concurrent_p95_ms": round(_pct(latencies, 95) * 1000, 1),
+        "concurrent_max_ms": round(max(latencies, default=0) * 1000, 1),
+    }
+    figures["p95_ratio"] = round(figures["concurrent_p95_ms"] / max(figures["single_p95_ms"], 0.001), 2)
+    table = Table(title="knotwork serve under load (embedded stack)")
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    for key, value in figures.items():
+        table.add_row(key, str(value))
+    console.print(table)
+    console.print(f"p95 ratio {figures['p95_ratio']} (goal ≤ 2.0), errors {figures['errors']} (goal 0)")
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    with RESULTS.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(figures) + "\n")
+
+
+if __name__ == "__main__":
+    main()

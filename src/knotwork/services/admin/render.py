@@ -1,0 +1,137 @@
+"""HTML of the admin pages. Every value is escaped; no template engine, no build step."""
+
+from __future__ import annotations
+
+from html import escape
+from urllib.parse import quote
+
+from knotwork.resolution.models import AuditEntry, ReviewCandidate, ReviewStatus
+from knotwork.resolution.workflow import EntityView, ReviewView, SearchHit
+
+CSS = """
+body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d2430;background:#f5f6f8}
+header{background:#1d2430;color:#fff;padding:10px 20px;display:flex;gap:20px;align-items:center}
+header a{color:#cfe0ff;text-decoration:none} main{padding:16px 20px}
+.review{background:#fff;border:1px solid #d6dae1;border-radius:6px;margin:0 0 16px;padding:12px}
+.side{display:grid;grid-template-columns:repeat(auto-fit,minmax(260px,1fr));gap:12px}
+.entity{border:1px solid #e3e6ea;border-radius:4px;padding:8px;background:#fafbfc}
+.entity.attached{border-color:#3b7ddd} .scores td{padding:0 8px 0 0}
+.snippet{color:#4b5563;font-size:12px;margin:4px 0} .muted{color:#6b7280}
+button{margin:4px 4px 0 0;padding:4px 10px;cursor:pointer} table{border-collapse:collapse}
+th,td{text-align:left;padding:3px 8px;border-bottom:1px solid #eceff3;vertical-align:top}
+#status.ok{color:#166534} #status.error{color:#b91c1c}
+"""
+
+
+def page(title: str, body: str, group: str) -> str:
+    return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+            f"<title>{escape(title)} · Knotwork admin</title><style>{CSS}</style></head>"
+            f"<body data-group='{escape(group)}'><header><strong>Knotwork admin</strong>"
+            f"<a href='/admin?group_id={quote(group)}'>Review queue</a>"
+            f"<a href='/admin/entities?group_id={quote(group)}'>Entities</a>"
+            f"<span class='muted'>tenant {escape(group)}</span></header><main>"
+            f"<h1>{escape(title)}</h1><p id='status' role='status'></p>{body}</main>"
+            f"<script src='/admin/admin.js'></script></body></html>")
+
+
+def login_page(message: str = "") -> str:
+    body = (f"<p>{escape(message)}</p><label>Admin API key <input id='admin-key' "
+            f"type='password' autocomplete='off'></label> "
+            f"<button data-action='login' id='login'>Sign in</button>")
+    return page("Sign in", body, "")
+
+
+def _scores(c: ReviewCandidate | None) -> str:
+    if c is None:
+        return ""
+    def fmt(v: float | None) -> str:
+        return "—" if v is None else f"{v:.2f}"
+    return (f"<table class='scores'><tr><td>total</td><td class='score-total'>{c.score:.3f}</td>"
+            f"<td>name</td><td>{fmt(c.name_score)} ({escape(c.name_level)})</td></tr>"
+            f"<tr><td>embedding</td><td>{fmt(c.embedding_score)}</td>"
+            f"<td>type</td><td>{fmt(c.type_score)}</td></tr></table>")
+
+
+def entity_card(view: EntityView, candidate: ReviewCandidate | None, attached: bool,
+                review_id: str | None, group: str) -> str:
+    e = view.entity
+    examples = "".join(f"<div class='snippet'>“…{escape(m.snippet)}…”</div>"
+                       for m in view.examples) or "<div class='muted'>no stored mentions</div>"
+    action = ""
+    if review_id and not attached:
+        action = (f"<button data-action='merge-into' data-review='{escape(review_id)}' "
+                  f"data-target='{escape(e.id)}'>Merge into {escape(e.name)}</button>")
+    return (f"<div class='entity{' attached' if attached else ''}' data-entity-id='{escape(e.id)}'>"
+            f"<div><a href='/admin/entities/{quote(e.id)}?group_id={quote(group)}'>"
+            f"<strong class='entity-name'>{escape(e.name)}</strong></a> "
+            f"<span class='muted'>{escape(e.type.value)}{' · attached' if attached else ''}</span></div>"
+            f"<div class='muted'>{escape(e.id)}</div>"
+            f"<div>aliases: <span class='aliases'>{escape(', '.join(e.aliases) or '—')}</span></div>"
+            f"<div>evidence: {e.evidence_count} · mentions: {view.mentions_count}</div>"
+            f"<div>{escape(e.summary or '')}</div>{_scores(candidate)}{examples}{action}</div>")
+
+
+def review_card(view: ReviewView, group: str) -> str:
+    item = view.item
+    by_id = {c.entity_id: c for c in item.candidates}
+    cards = "".join(entity_card(v, by_id.get(v.entity.id), v.entity.id == item.entity_id,
+                                item.id if item.status is ReviewStatus.PENDING else None, group)
+                    for v in view.entities)
+    buttons = ""
+    if item.status is ReviewStatus.PENDING:
+        rid = escape(item.id)
+        buttons = (f"<button data-action='approve' data-review='{rid}'>Approve</button>"
+                   f"<button data-action='reject' data-review='{rid}'>Reject (split off)</button>"
+                   f"<input id='target-{rid}' placeholder='entity id' size='38'>"
+                   f"<button data-action='merge-into' data-review='{rid}'>Merge into id</button>")
+    return (f"<section class='review' data-review-id='{escape(item.id)}'>"
+            f"<div><strong>“{escape(item.mention)}”</strong> ({escape(item.entity_type)}) · "
+            f"decision <code>{escape(item.decision)}</code> · score {item.score:.3f} · "
+            f"<span class='review-status'>{escape(item.status.value)}</span> · "
+            f"chunks {escape(', '.join(item.episode_ids))}</div>"
+            f"{'<div class=muted>' + escape(item.outcome or '') + '</div>' if item.outcome else ''}"
+            f"<div class='side'>{cards}</div>{buttons}</section>")
+
+
+def queue_page(views: list[ReviewView], group: str, status: str, query: str) -> str:
+    options = "".join(f"<option value='{s}'{' selected' if s == status else ''}>{s}</option>"
+                      for s in ("pending", "approved", "rejected", "merged", "all"))
+    form = (f"<form method='get' action='/admin'><input type='hidden' name='group_id' "
+            f"value='{escape(group)}'><select name='status'>{options}</select> "
+            f"<input name='q' value='{escape(query)}' placeholder='filter by mention'> "
+            f"<button type='submit'>Filter</button></form>")
+    cards = "".join(review_card(v, group) for v in views) or "<p class='muted'>Nothing to review.</p>"
+    return page("Review queue", form + cards, group)
+
+
+def search_page(hits: list[SearchHit], group: str, query: str) -> str:
+    form = (f"<form method='get' action='/admin/entities'><input type='hidden' name='group_id' "
+            f"value='{escape(group)}'><input name='q' value='{escape(query)}' "
+            f"placeholder='name, alias, handle'> <button type='submit'>Search</button></form>")
+    rows = "".join(
+        f"<tr><td><a href='/admin/entities/{quote(h.entity.id)}?group_id={quote(group)}'>"
+        f"{escape(h.entity.name)}</a></td><td>{escape(h.entity.type.value)}</td>"
+        f"<td>{escape(', '.join(h.entity.aliases))}</td><td>{h.score:.3f}</td></tr>" for h in hits)
+    table = f"<table><tr><th>name</th><th>type</th><th>aliases</th><th>score</th></tr>{rows}</table>"
+    return page("Entities", form + (table if query else ""), group)
+
+
+def entity_page(view: EntityView, trail: list[AuditEntry], group: str) -> str:
+    merges = "".join(
+        f"<tr class='merge'><td>{escape(m.created_at.isoformat())}</td>"
+        f"<td>{escape(', '.join(m.source_ids))}</td><td>{escape(m.actor)}</td><td>"
+        + (f"undone {escape(m.undone_at.isoformat())}" if m.undone_at else
+           f"<button data-action='unmerge' data-merge='{escape(m.id)}'>Unmerge</button>")
+        + "</td></tr>" for m in view.merges)
+    audit = "".join(f"<tr class='audit'><td>{escape(a.created_at.isoformat())}</td>"
+                    f"<td class='audit-action'>{escape(a.action)}</td><td>{escape(a.detail)}</td></tr>"
+                    for a in trail)
+    facts = "".join(f"<li>{escape(f.fact)} <span class='muted'>{escape(f.type.value)}</span></li>"
+                    for f in view.relationships)
+    body = (entity_card(view, None, False, None, group)
+            + f"<h2>Facts</h2><ul>{facts}</ul>"
+            + f"<h2>Merges</h2><table><tr><th>when</th><th>merged</th><th>by</th><th></th></tr>"
+              f"{merges}</table>"
+            + f"<h2>Audit trail</h2><table id='audit'><tr><th>when</th><th>action</th>"
+              f"<th>detail</th></tr>{audit}</table>")
+    return page(view.entity.name, body, group)

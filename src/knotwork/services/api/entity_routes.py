@@ -1,0 +1,221 @@
+"""Entity routes (design doc 003): create (resolving first), read, search; and the admin-only
+review queue, merge, unmerge and audit trail (``admin_api_key``, compared as a SHA-256 hash).
+
+Errors are problem+json via the app's handlers: unknown ids 404, conflicts 409, bad input 4xx.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Callable
+from typing import Annotated, TypeVar
+
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from knotwork.domain.models import EntityType
+from knotwork.resolution.merge import MergeError, NotFoundError
+from knotwork.resolution.models import ReviewStatus
+from knotwork.resolution.workflow import EntityWorkflow
+from knotwork.services.api.deps import KW, Group
+
+router = APIRouter()
+T = TypeVar("T")
+ADMIN_COOKIE = "knotwork_admin"
+GroupQuery = Annotated[str | None, Query(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def presented_admin_hash(request: Request) -> str | None:
+    """SHA-256 of the key in ``X-Admin-Key`` / ``X-Api-Key`` / ``Authorization: Bearer``, or
+    the hash the admin page's login stored in its cookie."""
+    auth = request.headers.get("authorization", "")
+    raw = request.headers.get("x-admin-key") or request.headers.get("x-api-key") or (
+        auth[7:].strip() if auth.lower().startswith("bearer ") else None)
+    if raw:
+        return _sha(raw)
+    return request.cookies.get(ADMIN_COOKIE)
+
+
+def is_admin(kw_settings_key: str | None, presented: str | None) -> bool:
+    if kw_settings_key is None or presented is None:
+        return False
+    return hmac.compare_digest(_sha(kw_settings_key), presented)
+
+
+def require_admin(request: Request, kw: KW) -> str:
+    key = kw.settings.admin_api_key
+    if key is None:
+        raise HTTPException(403, "admin is disabled: set KNOTWORK_ADMIN_API_KEY")
+    if not is_admin(key.get_secret_value(), presented_admin_hash(request)):
+        raise HTTPException(401, "a valid admin API key is required",
+                            headers={"WWW-Authenticate": 'Bearer realm="knotwork-admin"'})
+    return "admin"
+
+
+Admin = Annotated[str, Depends(require_admin)]
+
+
+def workflow(kw: KW, group_id: str | None) -> EntityWorkflow:
+    return EntityWorkflow(kw.runtime, group_id or kw.settings.group)
+
+
+def _call(fn: Callable[..., T], *args: object) -> T:
+    """Map workflow errors to HTTP: unknown → 404, state conflicts → 409."""
+    try:
+        return fn(*args)
+    except NotFoundError as exc:
+        raise HTTPException(404, str(exc)) from exc
+    except MergeError as exc:
+        raise HTTPException(409, str(exc)) from exc
+
+
+def _upper(value: object) -> object:
+    return value.upper() if isinstance(value, str) else value
+
+
+class CreateEntityRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    display_name: str = Field(min_length=1, max_length=500)
+    entity_type: EntityType
+    properties: dict[str, str] = Field(default_factory=dict, max_length=100)
+    source_chunk_id: str | None = Field(default=None, max_length=255)
+    group_id: str | None = Group
+
+    @field_validator("entity_type", mode="before")
+    @classmethod
+    def _type(cls, value: object) -> object:
+        return _upper(value)
+
+
+class SearchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    query: str = Field(min_length=1, max_length=500)
+    entity_types: list[EntityType] = Field(default_factory=list)
+    min_confidence: float = Field(default=0.0, ge=0.0, le=1.0)
+    limit: int = Field(default=20, ge=1, le=100)
+    include_aliases: bool = True
+    group_id: str | None = Group
+
+    @field_validator("entity_types", mode="before")
+    @classmethod
+    def _types(cls, value: object) -> object:
+        return [_upper(v) for v in value] if isinstance(value, list) else value
+
+
+class MergeRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    target_id: str = Field(min_length=1, max_length=255)
+    source_ids: list[str] = Field(min_length=1, max_length=100)
+    group_id: str | None = Group
+
+
+class MergeIntoRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    target_id: str = Field(min_length=1, max_length=255)
+    group_id: str | None = Group
+
+
+class GroupBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    group_id: str | None = Group
+
+
+# --------------------------------------------------------------------------- public entity API
+
+
+@router.post("/v1/entities")
+def create_entity(body: CreateEntityRequest, kw: KW, request: Request) -> dict[str, object]:
+    with request.app.state.write_lock:
+        result = workflow(kw, body.group_id).create(body.display_name, body.entity_type,
+                                                   body.properties, body.source_chunk_id)
+    return result.model_dump()
+
+
+@router.post("/v1/entities/search")
+def search_entities(body: SearchRequest, kw: KW) -> dict[str, object]:
+    hits, total = workflow(kw, body.group_id).search(body.query, body.entity_types,
+                                                     body.min_confidence, body.limit,
+                                                     body.include_aliases)
+    return {"entities": [h.entity.model_dump(mode="json") | {"score": h.score} for h in hits],
+            "total_count": total}
+
+
+@router.get("/v1/entities/{entity_id}")
+def get_entity(entity_id: str, kw: KW, group_id: GroupQuery = None) -> dict[str, object]:
+    view = _call(workflow(kw, group_id).view, entity_id)
+    return {"entity": view.entity.model_dump(mode="json"),
+            "relationships": [f.model_dump(mode="json") for f in view.relationships],
+            "mentions_count": view.mentions_count,
+            "examples": [m.model_dump() for m in view.examples],
+            "merges": [m.model_dump(mode="json", exclude={"snapshot"}) for m in view.merges]}
+
+
+# --------------------------------------------------------------------------- admin: review queue
+
+
+@router.get("/v1/review")
+def list_reviews(kw: KW, _: Admin, group_id: GroupQuery = None,
+                 status: Annotated[str, Query(pattern="^(pending|approved|rejected|merged|all)$")]
+                 = "pending",
+                 q: Annotated[str, Query(max_length=200)] = "",
+                 limit: Annotated[int, Query(ge=1, le=500)] = 50) -> dict[str, object]:
+    wanted = None if status == "all" else ReviewStatus(status)
+    items = workflow(kw, group_id).reviews(wanted, q, limit)
+    return {"items": [i.model_dump(mode="json") for i in items]}
+
+
+@router.get("/v1/review/{review_id}")
+def get_review(review_id: str, kw: KW, _: Admin, group_id: GroupQuery = None) -> dict[str, object]:
+    wf = workflow(kw, group_id)
+    item = wf.sql.get_review(wf.group_id, review_id)
+    if item is None:
+        raise HTTPException(404, f"no review item {review_id!r}")
+    return item.model_dump(mode="json")
+
+
+@router.post("/v1/review/{review_id}/approve")
+def approve(review_id: str, body: GroupBody, kw: KW, request: Request, actor: Admin) -> dict[str, object]:
+    with request.app.state.write_lock:
+        return _call(workflow(kw, body.group_id).approve, review_id, actor).model_dump(mode="json")
+
+
+@router.post("/v1/review/{review_id}/reject")
+def reject(review_id: str, body: GroupBody, kw: KW, request: Request, actor: Admin) -> dict[str, object]:
+    with request.app.state.write_lock:
+        return _call(workflow(kw, body.group_id).reject, review_id, actor).model_dump(mode="json")
+
+
+@router.post("/v1/review/{review_id}/merge")
+def merge_into(review_id: str, body: MergeIntoRequest, kw: KW, request: Request,
+               actor: Admin) -> dict[str, object]:
+    with request.app.state.write_lock:
+        item = _call(workflow(kw, body.group_id).merge_into, review_id, body.target_id, actor)
+    return item.model_dump(mode="json")
+
+
+# --------------------------------------------------------------------------- admin: merges, audit
+
+
+@router.post("/v1/entities/merge")
+def merge_entities(body: MergeRequest, kw: KW, request: Request, actor: Admin) -> dict[str, object]:
+    with request.app.state.write_lock:
+        record = _call(workflow(kw, body.group_id).merge, body.target_id, body.source_ids, actor)
+    return record.model_dump(mode="json", exclude={"snapshot"})
+
+
+@router.post("/v1/merges/{merge_id}/unmerge")
+def unmerge(merge_id: str, body: GroupBody, kw: KW, request: Request, actor: Admin) -> dict[str, object]:
+    with request.app.state.write_lock:
+        record = _call(workflow(kw, body.group_id).unmerge, merge_id, actor)
+    return record.model_dump(mode="json", exclude={"snapshot"}) | {"restored": record.source_ids}
+
+
+@router.get("/v1/entities/{entity_id}/audit")
+def audit_trail(entity_id: str, kw: KW, _: Admin, group_id: GroupQuery = None) -> dict[str, object]:
+    entries = workflow(kw, group_id).audit_trail(entity_id)
+    return {"entries": [e.model_dump(mode="json") for e in entries]}

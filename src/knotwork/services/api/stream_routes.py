@@ -1,0 +1,101 @@
+"""``POST /v1/graphrag/query/stream``: the query answer as Server-Sent Events.
+
+Same request body as ``/v1/graphrag/query``. Events, in order:
+
+- ``start``: ``{"mode": ...}`` as soon as the request is accepted;
+- ``trace``: one per reasoning step (``{"step": ...}``);
+- ``answer``: the answer in pieces (``{"delta": ...}``), a sentence or key point each; join
+  the deltas for the whole answer (with no LLM the answer is extractive, so it is sent once
+  it is complete, piece by piece);
+- ``citation``: one per citation (the citation object);
+- ``done``: the full response object of ``/v1/graphrag/query``.
+
+Bad input is rejected before the stream starts (problem+json 400 / 422); a failure after
+that is sent as an ``error`` event (``{"title", "detail"}``) and ends the stream.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+
+import structlog
+from fastapi import APIRouter
+from fastapi.responses import StreamingResponse
+
+from knotwork.core import Knotwork
+from knotwork.domain.models import QueryMode, QueryResult
+from knotwork.services.api.deps import KW
+from knotwork.services.api.routes import QueryRequest, QueryResponse
+
+router = APIRouter(tags=["graphrag"])
+log = structlog.get_logger(__name__)
+_PIECES = re.compile(r"(?<=[.!?])\s+(?=\S)|\n+")
+
+
+def sse(event: str, data: object) -> str:
+    """One Server-Sent Event (``data`` as one JSON line)."""
+    return f"event: {event}\ndata: {json.dumps(data, default=str)}\n\n"
+
+
+def answer_pieces(answer: str) -> list[str]:
+    """Sentences / lines, each keeping its trailing separator, so that ''.join() == answer."""
+    pieces: list[str] = []
+    start = 0
+    for m in _PIECES.finditer(answer):
+        pieces.append(answer[start:m.end()])
+        start = m.end()
+    if start < len(answer):
+        pieces.append(answer[start:])
+    return pieces
+
+
+def _response(body: QueryRequest, result: QueryResult) -> dict[str, object]:
+    drift = result.mode_used is QueryMode.DRIFT
+    response = QueryResponse(
+        answer=result.answer, citations=result.citations if body.include_citations else [],
+        confidence=result.confidence, mode_used=result.mode_used.value.upper(),
+        reasoning_trace=result.reasoning_trace,
+        context=result.context if body.include_context else None,
+        key_points=result.key_points if result.mode_used in (QueryMode.GLOBAL, QueryMode.DRIFT) else None,
+        iterations=result.iterations if drift else None,
+        final_coverage=result.final_coverage if drift else None)
+    return response.model_dump(mode="json", exclude_none=False)
+
+
+def _events(kw: Knotwork, body: QueryRequest, question: str) -> Iterator[str]:
+    yield sse("start", {"mode": body.mode})
+    try:
+        result = kw.query(question, group_id=body.group_id, mode=QueryMode(body.mode.lower()),
+                          as_of=body.as_of, max_context_tokens=body.max_context_tokens,
+                          community_level=body.community_level,
+                          top_k_communities=body.top_k_communities,
+                          max_iterations=body.max_iterations,
+                          convergence_threshold=body.convergence_threshold)
+    except Exception as exc:  # noqa: BLE001 - the stream has started: report, then end it
+        log.warning("api.stream_failed", error=type(exc).__name__)
+        yield sse("error", {"title": type(exc).__name__, "detail": str(exc).splitlines()[0] if str(exc) else ""})
+        return
+    for step in result.reasoning_trace:
+        yield sse("trace", {"step": step})
+    for piece in answer_pieces(result.answer):
+        yield sse("answer", {"delta": piece})
+    if body.include_citations:
+        for citation in result.citations:
+            yield sse("citation", citation.model_dump(mode="json"))
+    yield sse("done", _response(body, result))
+
+
+@router.post("/v1/graphrag/query/stream", response_class=StreamingResponse,
+             responses={200: {"content": {"text/event-stream": {}},
+                              "description": "start, trace*, answer*, citation*, done (or error)"},
+                        400: {"description": "blank query (problem+json)"},
+                        422: {"description": "malformed request (problem+json)"}})
+def graphrag_query_stream(body: QueryRequest, kw: KW) -> StreamingResponse:
+    """The answer of ``/v1/graphrag/query`` as Server-Sent Events."""
+    question = body.query.strip()
+    if not question:
+        raise ValueError("the question is empty")
+    return StreamingResponse(_events(kw, body, question), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

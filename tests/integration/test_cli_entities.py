@@ -1,0 +1,62 @@
+"""``knotwork entities calibrate|reresolve|merge|unmerge|review`` as subprocesses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.integration.test_cli import Cli
+
+pytestmark = [pytest.mark.integration, pytest.mark.models]
+PAIRS = Path(__file__).resolve().parents[1] / "data" / "resolution_pairs.csv"
+
+
+class LooseCli(Cli):
+    """The same tenant with a lower match threshold (as after a calibration)."""
+
+    def env(self) -> dict[str, str]:
+        return super().env() | {"KNOTWORK_RESOLUTION_MATCH_THRESHOLD": "0.7",
+                                "KNOTWORK_RESOLUTION_AMBIGUITY_THRESHOLD": "0.65"}
+
+
+@pytest.fixture
+def cli(tmp_path: Path, falkordb_url: str) -> Cli:
+    return Cli(tmp_path / "data", falkordb_url)
+
+
+def test_calibrate_prints_precision_recall_and_rejects_bad_files(cli: Cli, tmp_path: Path) -> None:
+    out = cli.json("entities", "calibrate", str(PAIRS), "--json")
+    assert out["current"]["f1"] >= 0.95 and out["current"]["confusable_merges"] == 0
+    fitted = out["fitted"]
+    assert 0.5 <= fitted["match_threshold"] <= fitted["auto_threshold"] <= 0.99
+    assert fitted["at_operating_point"]["precision"] >= 0.98
+    bad = tmp_path / "bad.csv"
+    bad.write_text("mention,entity,type,same\nBob,Robert,PERSON,maybe\n")
+    proc = cli.run("entities", "calibrate", str(bad), ok=False)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+    assert "'same' must be 0 or 1" in proc.stderr
+
+
+def test_reresolve_merges_after_a_threshold_change_and_unmerge_undoes_it(cli: Cli) -> None:
+    cli.run("episode", "add", "Jonathan Reyes leads the Payments Team.", "--source", "text")
+    cli.run("episode", "add", "Jonathan Reyna maintains the Billing Service.", "--source", "text")
+    names = {e["name"] for e in cli.export()["entities"]}
+    assert {"Jonathan Reyes", "Jonathan Reyna"} <= names  # below the default match threshold
+
+    dry = cli.json("entities", "reresolve", "--dry-run", "--json")
+    assert dry["merges"] == []
+    loose = LooseCli(cli.data_dir, cli.falkordb_url, group=cli.group)
+    report = loose.json("entities", "reresolve", "--json")
+    [merge] = report["merges"]
+    assert {merge["target"], merge["source"]} == {"Jonathan Reyes", "Jonathan Reyna"}
+    after = {e["name"] for e in cli.export()["entities"]}
+    assert len(after & {"Jonathan Reyes", "Jonathan Reyna"}) == 1
+
+    undone = json.loads(cli.run("entities", "unmerge", merge["merge_id"]).stdout)
+    assert undone["restored"] == [merge["source_id"]]
+    assert {"Jonathan Reyes", "Jonathan Reyna"} <= {e["name"] for e in cli.export()["entities"]}
+    again = cli.run("entities", "unmerge", merge["merge_id"], ok=False)
+    assert again.returncode == 2 and "already undone" in again.stderr
+    assert cli.json("entities", "review", "--json") == []
