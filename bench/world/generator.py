@@ -368,7 +368,11 @@ class _Builder:
 
     def _transfer(self, teams: list[Entity], day: date) -> None:
         w, rng = self.w, self.rng
-        src = rng.choice([t for t in teams if len(self.roster[t.id]) > 3] or teams)
+        src = rng.choice(teams)
+        for _ in range(20):  # a team with people to spare (no scan: 25k teams at 200k people)
+            if len(self.roster[src.id]) > 3:
+                break
+            src = rng.choice(teams)
         if len(self.roster[src.id]) < 2 or len(teams) < 2:
             return
         person = rng.choice(self.roster[src.id][1:])

@@ -41,6 +41,11 @@ class Runtime:
             from knotwork.ingestion.extraction.extractor import build_extractor
 
             self._extractor = build_extractor(self.settings)
+            if self.llm_extractor is not None:  # the LLM votes in the ensemble
+                from knotwork.ingestion.extraction.llm_extractor import LLMVotingExtractor
+
+                self._extractor = LLMVotingExtractor(  # type: ignore[assignment]
+                    self._extractor, self.llm_extractor)
         return self._extractor
 
     @property

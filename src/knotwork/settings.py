@@ -61,6 +61,8 @@ class Settings(BaseSettings):
     vector_backend: VectorBackend = VectorBackend.QDRANT_EDGE
     qdrant_url: str | None = None  # ":memory:" for tests
     qdrant_api_key: str | None = None
+    qdrant_shards: int = Field(default=1, ge=1, description="shard_number of new collections")
+    qdrant_replicas: int = Field(default=1, ge=1, description="replication_factor (cluster)")
 
     # documents (SQL). Default: SQLite file inside data_dir.
     database_url: str | None = None

@@ -554,10 +554,11 @@ def test_server_layout_follows_design() -> None:
             indexes.setdefault(collection_name, {})[kw["field_name"]] = kw["field_schema"]
             return super().create_payload_index(collection_name, **kw)
 
-    s = QdrantServerVectorStore(Spy(":memory:"), collection_prefix="kw_")
+    s = QdrantServerVectorStore(Spy(":memory:"), collection_prefix="kw_", shards=3, replicas=2)
     for col in Collection:
         s.ensure_collection(col, 8)
     s.close()
+    assert {(kw["shard_number"], kw["replication_factor"]) for kw in calls.values()} == {(3, 2)}
     ent, com = calls["kw_entities"]["hnsw_config"], calls["kw_communities"]["hnsw_config"]
     assert (ent.m, ent.ef_construct, com.m, com.ef_construct) == (16, 200, 12, 100)
     assert calls["kw_chunks"]["vectors_config"].distance.value == "Cosine"

@@ -149,7 +149,11 @@ def test_admin_api_key_guards_admin_routes_only(tmp_path: Path, falkordb_url: st
     with TestClient(create_app(settings), raise_server_exceptions=False) as test_client:
         # no key issued yet: query routes stay open, admin routes need the admin key
         assert test_client.post("/v1/graphrag/query", json=QUERY).status_code == 200
-        _problem(test_client.get("/admin"), 401)
-        assert test_client.get("/admin", headers=_bearer("s3cret-admin")).status_code != 401
+        page = test_client.get("/admin")  # the sign-in page
+        assert page.status_code == 401 and "Sign in" in page.text
+        assert test_client.get("/admin", headers=_bearer("s3cret-admin")).status_code == 200
+        _problem(test_client.get("/v1/review", headers=_bearer("wrong")), 401)
         query_key = _issue(test_client, Scope.QUERY)
         _problem(test_client.get("/admin", headers=_bearer(query_key)), 403)
+        admin_key = _issue(test_client, Scope.ADMIN)  # an issued admin key opens the pages too
+        assert test_client.get("/admin", headers=_bearer(admin_key)).status_code == 200

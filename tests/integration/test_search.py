@@ -23,7 +23,13 @@ from knotwork.domain.models import (
 )
 from knotwork.domain.ports import Collection, VectorPoint
 from knotwork.retrieval.search import HybridSearch
-from knotwork.retrieval.search_config import SEARCH_PRESETS, LayerConfig, Method, Reranker, SearchConfig
+from knotwork.retrieval.search_config import (
+    SEARCH_PRESETS,
+    LayerConfig,
+    Method,
+    Reranker,
+    SearchConfig,
+)
 from knotwork.runtime import Runtime, open_runtime
 from tests.conftest import SettingsFactory
 

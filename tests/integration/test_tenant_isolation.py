@@ -20,7 +20,6 @@ from fastapi.testclient import TestClient
 from knotwork.core import Knotwork
 from knotwork.domain.models import EpisodeSource, QueryMode, RawDocument, SourceSystem
 from knotwork.services.api.app import create_app
-from knotwork.services.api.auth import Authenticator
 
 pytestmark = [pytest.mark.integration, pytest.mark.models]
 
@@ -125,12 +124,13 @@ def test_rest_queries_and_entity_reads_stay_in_their_tenant(
     kw, made = worlds
     rng = random.Random(11)
     owned = {w.group: _own(kw, w) for w in made}
-    app = create_app(kw.settings)
-    # the module's instance serves the app (qdrant-edge allows one opener per data dir), so
-    # the lifespan, which would open a second one, is not run
-    app.state.knotwork = kw
-    app.state.auth = Authenticator(kw.settings, kw.runtime.documents.api_keys())
-    client = TestClient(app)
+    # the app serves the module's instance (qdrant-edge allows one opener per data dir)
+    with TestClient(create_app(kw.settings, knotwork=kw)) as client:
+        _rest_queries(client, made, owned, rng)
+
+
+def _rest_queries(client: TestClient, made: list[World],
+                  owned: dict[str, tuple[set[str], set[str], set[str]]], rng: random.Random) -> None:
     for _ in range(REST_QUERIES):
         world, about = rng.choice(made), rng.choice(made)
         project = rng.choice(about.projects)

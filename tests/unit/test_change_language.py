@@ -131,6 +131,12 @@ def rel() -> Any:
     ("Hannah Becker collaborated with Fabrice Moreau on the talk.", ("Hannah Becker", R.COLLABORATED_WITH, "Fabrice Moreau")),
     ("Olivia Brandt manages the Growth Team.", ("Olivia Brandt", R.MANAGES, "Growth Team")),
     ("The Data Platform Team owns the Kafka Cluster.", ("Data Platform Team", R.OWNS, "Kafka Cluster")),
+    ("Karin Vogt, the CISO at Siemens Healthineers, signed it.", ("Karin Vogt", R.WORKS_AT, "Siemens Healthineers")),
+    ("Rohan Kapoor was hired by Northwind Analytics.", ("Rohan Kapoor", R.WORKS_AT, "Northwind Analytics")),
+    ("Diego Alvarez will report directly to Sarah Lin from today.", ("Diego Alvarez", R.REPORTS_TO, "Sarah Lin")),
+    ("Priya Raman is based in Berlin.", ("Priya Raman", R.LOCATED_IN, "Berlin")),
+    ("The Search Team is part of the Platform Group.", ("Search Team", R.MEMBER_OF, "Platform Group")),
+    ("The Search Team reports into the Platform Group.", ("Search Team", R.MEMBER_OF, "Platform Group")),
 ])
 def test_relation_phrasing(rel: Any, text: str, triple: tuple[str, RelationType, str]) -> None:
     assert triple in rel(text)

@@ -212,9 +212,12 @@ class EntityWorkflow:
     def reject(self, review_id: str, actor: str) -> ReviewItem:
         """The mention is not that entity: it is split off into an entity of its own."""
         item = self._review(review_id)
-        split = self._split_off(item, None, actor)
-        self.sql.decide_review(self.group_id, review_id, ReviewStatus.REJECTED, actor,
-                               f"split into {split}")
+        if item.decision == DecisionKind.NEW.value:  # already apart: nothing to undo
+            outcome = "kept apart"
+            self._audit("review.reject", item.entity_id, review_id=review_id, actor=actor)
+        else:
+            outcome = f"split into {self._split_off(item, None, actor)}"
+        self.sql.decide_review(self.group_id, review_id, ReviewStatus.REJECTED, actor, outcome)
         return self.sql.get_review(self.group_id, review_id) or item
 
     def merge_into(self, review_id: str, target_id: str, actor: str) -> ReviewItem:

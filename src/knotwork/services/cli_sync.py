@@ -62,7 +62,9 @@ def _print(report: SyncReport, as_json: bool) -> None:
         f"synced {report.source}: {len(report.added)} added, {len(report.updated)} updated, "
         f"{report.unchanged} unchanged, {len(report.deleted)} deleted"
         f"{f', {report.skipped} skipped' if report.skipped else ''} "
-        f"({report.documents_processed} documents extracted, {report.chunks} chunks, "
+        f"({report.documents_processed} documents extracted, "
+        f"{f'{report.tasks_enqueued} tasks enqueued, ' if report.tasks_enqueued else ''}"
+        f"{report.chunks} chunks, "
         f"{report.facts_retired} facts retired)"
     )
     _refs("+", report.added)
@@ -70,7 +72,7 @@ def _print(report: SyncReport, as_json: bool) -> None:
     _refs("-", report.deleted)
 
 
-def _sync(make_source: Callable[[], SyncSource], as_json: bool) -> None:
+def _sync(make_source: Callable[[], SyncSource], as_json: bool, queue: bool = False) -> None:
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from knotwork.core import Knotwork
@@ -84,7 +86,12 @@ def _sync(make_source: Callable[[], SyncSource], as_json: bool) -> None:
                        TimeElapsedColumn())
             with Progress(*columns, transient=True, disable=not sys.stderr.isatty()) as bar:
                 task = bar.add_task("sync", total=None)
-                report = kw.sync(source, progress=lambda n: bar.advance(task, n))
+                if queue:  # new and changed documents go to `knotwork worker`
+                    from knotwork.services.cli_worker import queued_sync
+
+                    report = queued_sync(kw, source, lambda n: bar.advance(task, n))
+                else:
+                    report = kw.sync(source, progress=lambda n: bar.advance(task, n))
             _print(report, as_json)
     finally:
         close = getattr(getattr(source, "_client", None), "close", None)
@@ -105,6 +112,9 @@ def confluence(
     token: Annotated[str | None, typer.Option(
         "--token", help="API token [env KNOTWORK_CONFLUENCE_TOKEN].")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    queue: Annotated[bool, typer.Option("--queue", help="Enqueue new and changed pages for "
+                                        "`knotwork worker` instead of extracting inline.")]
+    = False,
 ) -> None:
     """Sync one Confluence space: new and edited pages are (re-)ingested, deleted ones removed."""
     settings = _settings()
@@ -125,7 +135,7 @@ def confluence(
         except LoaderError as exc:
             _fail(str(exc))
 
-    _sync(make, as_json)
+    _sync(make, as_json, queue)
 
 
 @sync_app.command("slack")
@@ -140,6 +150,9 @@ def slack(
     lookback_days: Annotated[float, typer.Option(
         "--lookback-days", min=0, help="Re-read this much history before the cursor.")] = 7.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    queue: Annotated[bool, typer.Option("--queue", help="Enqueue new and changed threads for "
+                                        "`knotwork worker` instead of extracting inline.")]
+    = False,
 ) -> None:
     """Sync Slack channels: new, edited and deleted messages and threads."""
     settings = _settings()
@@ -152,7 +165,7 @@ def slack(
         client = SlackClient(secret, base_url=settings.slack_api_url, policy=_policy(settings))
         return SlackSource(client, wanted or None, lookback_days=lookback_days, full=full)
 
-    _sync(make, as_json)
+    _sync(make, as_json, queue)
 
 
 def register(app: typer.Typer) -> None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 import threading
@@ -11,13 +12,17 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
+import structlog
 import typer
 
 if TYPE_CHECKING:
     from knotwork.domain.models import RawDocument
     from knotwork.domain.ports import DocumentStore, JobQueue
+    from knotwork.ingestion.sync import SyncReport, SyncSource
     from knotwork.services.worker.enqueue import EnqueueReport
     from knotwork.settings import Settings
+
+log = structlog.get_logger(__name__)
 
 queue_app = typer.Typer(no_args_is_help=True, help="The job queue: dead letters, retries.")
 
@@ -99,6 +104,24 @@ def sync_enqueuer(settings: Settings, queue: JobQueue, store: DocumentStore
         return report.added, report.updated, report.unchanged, report.enqueued
 
     return enqueue
+
+
+def queued_sync(kw: object, source: SyncSource, progress: Callable[[int], None]) -> SyncReport:
+    """``knotwork sync … --queue``: listing, deletions and the cursor here; new and changed
+    documents as EXTRACT_ENTITIES tasks (``tasks_enqueued``)."""
+    from knotwork.core import Knotwork
+    from knotwork.infra.queue.factory import create_job_queue
+    from knotwork.ingestion.pipeline import IngestionPipeline
+    from knotwork.ingestion.sync import run_sync
+
+    assert isinstance(kw, Knotwork)
+    rt, group = kw.runtime, kw.settings.group
+    queue = create_job_queue(kw.settings, rt.graph)
+    try:
+        return run_sync(IngestionPipeline(rt, group), rt.documents, group, source, progress,
+                        enqueue=sync_enqueuer(kw.settings, queue, rt.documents))
+    finally:
+        queue.close()
 
 
 def _with_progress(label: str, total: int | None,
@@ -189,6 +212,9 @@ def _work(settings: Settings, totals: object, stop: threading.Event, until_empty
     except Exception as exc:  # noqa: BLE001
         _fail(f"cannot open the stores in {settings.data_dir}: {_first_line(exc)}")
     try:
+        runtime.extractor.extract(["Warm up."], {})  # load the models before taking jobs
+        runtime.embedder.embed(["warm up"])
+        log.info("worker.ready", pid=os.getpid())
         queue = create_job_queue(settings, runtime.graph)
         client = redis_client(settings, runtime.graph)
         gate = CommitGate(create_writer_lock(settings, runtime.graph), vectors, client,

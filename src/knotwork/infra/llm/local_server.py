@@ -49,14 +49,18 @@ def free_port() -> int:
 
 
 @contextmanager
-def llama_server(model: Path, *, n_ctx: int = 4096, threads: int = 2,
+def llama_server(model: Path, *, n_ctx: int = 4096, threads: int = 1,
                  ready_timeout_s: float = 180.0, log_path: Path | None = None) -> Iterator[str]:
-    """``python -m llama_cpp.server`` on a free port; yields its ``/v1`` base URL."""
+    """``python -m llama_cpp.server`` on a free port; yields its ``/v1`` base URL.
+
+    One thread by default: ggml's threads spin while waiting for each other, so on a busy
+    machine (CI, several test processes) two threads run many times slower than one."""
     port = free_port()
     log = open(log_path, "wb") if log_path else subprocess.DEVNULL  # noqa: SIM115
     proc = subprocess.Popen(
         [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host",
          "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads),
+         "--n_threads_batch", str(threads),
          "--model_alias", "smollm2"],
         stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     base = f"http://127.0.0.1:{port}/v1"

@@ -68,9 +68,11 @@ def _index_schema(kind: PayloadKind | None) -> Any:
 class QdrantServerVectorStore:
     """VectorStore over a ``QdrantClient``; the store owns the client and closes it."""
 
-    def __init__(self, client: QdrantClient, *, collection_prefix: str = "") -> None:
+    def __init__(self, client: QdrantClient, *, collection_prefix: str = "", shards: int = 1,
+                 replicas: int = 1) -> None:
         self._client = client
         self._prefix = collection_prefix
+        self._shards, self._replicas = shards, replicas
         self._dimensions: dict[Collection, int] = {}
         self._lock = threading.RLock()
         options = getattr(client, "init_options", {}) or {}
@@ -85,6 +87,8 @@ class QdrantServerVectorStore:
         *,
         collection_prefix: str = "",
         timeout: int | None = None,
+        shards: int = 1,
+        replicas: int = 1,
     ) -> QdrantServerVectorStore:
         """``url`` is a server URL (``http://host:6333``) or ``":memory:"``."""
         from qdrant_client import QdrantClient
@@ -93,7 +97,7 @@ class QdrantServerVectorStore:
             client = QdrantClient(location=":memory:")
         else:
             client = QdrantClient(url=url, api_key=api_key, timeout=timeout)
-        return cls(client, collection_prefix=collection_prefix)
+        return cls(client, collection_prefix=collection_prefix, shards=shards, replicas=replicas)
 
     @property
     def client(self) -> QdrantClient:
@@ -144,6 +148,8 @@ class QdrantServerVectorStore:
                         hnsw_config=m.HnswConfigDiff(
                             m=spec.hnsw_m, ef_construct=spec.hnsw_ef_construct
                         ),
+                        shard_number=self._shards,
+                        replication_factor=self._replicas,
                     )
                 except Exception:
                     # Lost a creation race with another process? Then it exists now.

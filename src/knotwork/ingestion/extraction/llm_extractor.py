@@ -9,9 +9,10 @@ ensemble's :class:`LlmChunkVotes`.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -19,15 +20,26 @@ from knotwork.domain.models import EntityType, RelationType
 from knotwork.domain.ports import LLMClient, LLMError
 from knotwork.domain.timeutil import ensure_utc
 from knotwork.ingestion.extraction.llm_taxonomy import map_entity_type, map_relation
-from knotwork.ingestion.extraction.types import LlmChunkVotes, LlmEntityVote, LlmRelationVote
+from knotwork.ingestion.extraction.types import (
+    ChunkExtraction,
+    KnownName,
+    LlmChunkVotes,
+    LlmEntityVote,
+    LlmRelationVote,
+)
 from knotwork.prompts import extract_graph
 from knotwork.prompts.base import estimate_tokens
 from knotwork.resolution.normalize import clean_display_name, normalize_name
 
+if TYPE_CHECKING:
+    from knotwork.ingestion.extraction.extractor import EnsembleExtractor
+
 log = structlog.get_logger(__name__)
 
-ENTITY_CONFIDENCE = 0.85  # a grounded entity with a taxonomy type
-SYNONYM_DISCOUNT = 0.9  # the type was mapped from another label
+# A grounded entity with one of the taxonomy's own types clears the ensemble's lone-vote bar
+# (0.9, then discounted); one whose type was mapped from another label needs a second vote.
+ENTITY_CONFIDENCE = 0.92
+SYNONYM_DISCOUNT = 0.92
 RELATION_CONFIDENCE = 0.8
 FALLBACK_CONFIDENCE = 0.5  # unknown relation label -> RELATED_TO
 _EMPTY_DATES = {"", "null", "none", "n/a", "na", "unknown", "-"}
@@ -307,3 +319,22 @@ def llm_votes(extractor: LLMExtractor | None, texts: Sequence[str],
     if extractor is None:
         return None
     return [r.votes() if r.ok else None for r in extractor.extract(texts, reference_times)]
+
+
+class LLMVotingExtractor:
+    """The ingestion extractor with an LLM configured: every ``extract`` call first runs one
+    batched LLM pass over its texts, then the ensemble with those votes (``llm=``). Anything
+    else (``names_in``, ``nlp``, ``users``, ...) is the wrapped ensemble's."""
+
+    def __init__(self, ensemble: EnsembleExtractor, llm: LLMExtractor) -> None:
+        self._ensemble = ensemble
+        self.llm = llm
+
+    def extract(self, texts: Sequence[str], known: Mapping[str, KnownName],
+                context: Sequence[KnownName] = (),
+                llm: Sequence[LlmChunkVotes | None] | None = None) -> list[ChunkExtraction]:
+        votes = llm if llm is not None else llm_votes(self.llm, texts)
+        return self._ensemble.extract(texts, known, context, llm=votes)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ensemble, name)

@@ -51,6 +51,8 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(R.USES, r"\bused(?:\s+(?!by\b)[\w-]+){0,3}\s+by\b(?:\s+(?:the|our|their|a|an|its|his|her))?\s*$", reverse=True),
     _p(R.INVESTED_IN, r"\b(?:funded|backed)(?:\s+(?!by\b)[\w-]+){0,3}\s+by\b(?:\s+(?:the|our|their|a|an|its|his|her))?\s*$", reverse=True),
     _p(R.LEADS, r"(?:'s|’s)\s+(?:tech(?:nical)? )?(?:lead|leader|owner|dri|pm)\s+(?:is|was)\b", reverse=True),
+    # a team inside a larger group: "the Search Team is part of / reports into the Platform Group"
+    _p(R.MEMBER_OF, r"\b(?:is|are|was|were)\s+(?:now\s+)?(?:a\s+)?part of\b|\bbelongs? to\b|\bsits? (?:under|within|inside|in)\b|\breport(?:s|ed|ing)?\s+(?:in)?to\b", src={O}, tgt={O}),
     _p(R.REPORTS_TO, r"\breport(?:s|ed|ing)?\s+(?:directly\s+)?(?:in)?to\b|\bunder\b", src={P}),
     _p(R.REPORTS_TO, r"(?:'s|’s)\s+(?:direct report|report)\b", reverse=True, src={P}, tgt={P}),
     _p(R.HEADQUARTERED_IN, r"\b(?:headquartered|hq(?:'d)?|head office is) in\b|\bheadquarters (?:is |are )?in\b"),

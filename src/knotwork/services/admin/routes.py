@@ -14,6 +14,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from knotwork.domain.auth import Scope
 from knotwork.resolution.merge import NotFoundError
 from knotwork.resolution.models import ReviewStatus
 from knotwork.services.admin import render
@@ -36,6 +37,9 @@ class LoginRequest(BaseModel):
 
 
 def _allowed(request: Request, kw: KW) -> HTMLResponse | None:
+    issued = getattr(request.state, "api_key", None)  # a key with the admin scope
+    if issued is not None and issued.allows(Scope.ADMIN):
+        return None
     key = kw.settings.admin_api_key
     if key is None:
         return HTMLResponse(render.login_page("Admin is disabled: set KNOTWORK_ADMIN_API_KEY."),

@@ -6,11 +6,13 @@ import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from http import HTTPStatus
+from typing import TYPE_CHECKING, Any
 
 import structlog
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from knotwork.observability.metrics import render_latest
@@ -18,6 +20,9 @@ from knotwork.observability.tracing import configure_tracing
 from knotwork.services.api.auth import Authenticator, authorize
 from knotwork.services.api.middleware import OpsMiddleware, is_store_outage
 from knotwork.settings import Settings
+
+if TYPE_CHECKING:
+    from knotwork.core import Knotwork
 
 PROBLEM = "application/problem+json"
 _STATUSES = {s.value for s in HTTPStatus}
@@ -30,17 +35,34 @@ def problem(status: int, title: str, detail: str) -> JSONResponse:
                                  "detail": detail})
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+class Problem(BaseModel):
+    """RFC 9457 problem details: every 4xx/5xx body."""
+
+    type: str = "about:blank"
+    title: str
+    status: int
+    detail: str
+
+
+_PROBLEM_SCHEMA = {"application/problem+json": {"schema": Problem.model_json_schema()}}
+PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
+    code: {"description": HTTPStatus(code).phrase, "content": _PROBLEM_SCHEMA}
+    for code in (400, 401, 403, 404, 409, 413, 422, 429, 500, 503)
+}
+
+
+def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = None) -> FastAPI:
+    """The REST app. It opens (and closes) its own Knotwork in the lifespan, or serves
+    ``knotwork``, an instance its caller opened and keeps ownership of."""
+    from knotwork.services.admin import routes as admin_routes
     from knotwork.services.api import (
         community_routes,
+        entity_routes,
         graph_routes,  # retrieval helper: /v1/graph/*
         graphrag_routes,
         routes,
         stream_routes,  # retrieval helper: SSE answers
     )
-
-    from knotwork.services.admin import routes as admin_routes
-    from knotwork.services.api import entity_routes
 
     settings = settings or Settings()
     configure_tracing(settings.otel_endpoint)
@@ -51,16 +73,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
         from knotwork.core import Knotwork
 
-        kw = await anyio.to_thread.run_sync(Knotwork, settings)
+        kw = knotwork or await anyio.to_thread.run_sync(Knotwork, settings)
         app.state.knotwork = kw
         app.state.auth = Authenticator(settings, kw.runtime.documents.api_keys())
         app.state.write_lock = threading.Lock()
         try:
             yield
         finally:
-            await anyio.to_thread.run_sync(kw.close)
+            if knotwork is None:  # a caller's instance stays open: its owner closes it
+                await anyio.to_thread.run_sync(kw.close)
 
-    app = FastAPI(title="Knotwork", version="0.1.0", lifespan=lifespan,
+    app = FastAPI(title="Knotwork", version="0.1.0", lifespan=lifespan, responses=PROBLEM_RESPONSES,
                   dependencies=[Depends(authorize)])
 
     @app.exception_handler(RequestValidationError)

@@ -111,17 +111,30 @@ class Authenticator:
             self._cache[token] = (now, key)
         return key
 
+    def verify_admin_digest(self, presented: str) -> ApiKey | None:
+        """The admin page's cookie: the SHA-256 of ``admin_api_key``."""
+        admin = self._settings.admin_api_key
+        if admin is None or not hmac.compare_digest(presented, digest(admin.get_secret_value())):
+            return None
+        from knotwork.domain.timeutil import utcnow
+
+        return ApiKey(id="settings-admin", prefix="settings", name="admin_api_key",
+                      scopes=[Scope.ADMIN], created_at=utcnow())
+
     def forget(self) -> None:
         with self._lock:
             self._cache.clear()
             self._enforce = None
 
 
+ADMIN_COOKIE = "knotwork_admin"  # the admin page's sign-in: SHA-256 of the admin key
+
+
 def _secret(request: Request) -> str | None:
     header = request.headers.get("authorization", "")
     if header.lower().startswith("bearer "):
         return header[7:].strip() or None
-    return request.headers.get("x-api-key") or None
+    return request.headers.get("x-api-key") or request.headers.get("x-admin-key") or None
 
 
 async def _named_tenant(request: Request) -> str | None:
@@ -158,9 +171,15 @@ async def authorize(request: Request) -> None:
     if not await anyio.to_thread.run_sync(auth.enforced, scope):
         return
     secret = _secret(request)
-    if secret is None:
+    cookie = request.cookies.get(ADMIN_COOKIE)
+    if secret is None and cookie is None:
+        if template.startswith("/admin"):
+            return  # the admin pages answer with their sign-in page (and guard themselves)
         raise _unauthorized("an API key is required (Authorization: Bearer <key> or X-API-Key)")
-    key = await anyio.to_thread.run_sync(auth.verify, secret)
+    if secret is not None:
+        key = await anyio.to_thread.run_sync(auth.verify, secret)
+    else:
+        key = auth.verify_admin_digest(cookie or "")
     if key is None:
         raise _unauthorized("the API key is unknown or revoked")
     if not key.allows(scope):

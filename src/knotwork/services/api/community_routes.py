@@ -36,7 +36,9 @@ def get_community(community_id: str, kw: KW, group_id: GroupQuery = None) -> JSO
     return JSONResponse(detail.model_dump(mode="json"))
 
 
-@router.get("/v1/reports/latest", response_model=None)
+@router.get("/v1/reports/latest", response_model=None, responses={200: {
+    "description": "The latest analyst digest: HTML (default) or JSON (`format=json`)",
+    "content": {"text/html": {"schema": {"type": "string"}}, "application/json": {}}}})
 def latest_report(
     kw: KW,
     group_id: GroupQuery = None,

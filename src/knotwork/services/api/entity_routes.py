@@ -14,15 +14,16 @@ from typing import Annotated, TypeVar
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from knotwork.domain.auth import Scope
 from knotwork.domain.models import EntityType
 from knotwork.resolution.merge import MergeError, NotFoundError
 from knotwork.resolution.models import ReviewStatus
 from knotwork.resolution.workflow import EntityWorkflow
+from knotwork.services.api.auth import ADMIN_COOKIE
 from knotwork.services.api.deps import KW, Group
 
 router = APIRouter()
 T = TypeVar("T")
-ADMIN_COOKIE = "knotwork_admin"
 GroupQuery = Annotated[str | None, Query(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
 
 
@@ -48,9 +49,13 @@ def is_admin(kw_settings_key: str | None, presented: str | None) -> bool:
 
 
 def require_admin(request: Request, kw: KW) -> str:
+    issued = getattr(request.state, "api_key", None)  # set by services.api.auth.authorize
+    if issued is not None and issued.allows(Scope.ADMIN):
+        return str(issued.name)
     key = kw.settings.admin_api_key
     if key is None:
-        raise HTTPException(403, "admin is disabled: set KNOTWORK_ADMIN_API_KEY")
+        raise HTTPException(403, "admin is disabled: set KNOTWORK_ADMIN_API_KEY or use a key "
+                                 "with the admin scope")
     if not is_admin(key.get_secret_value(), presented_admin_hash(request)):
         raise HTTPException(401, "a valid admin API key is required",
                             headers={"WWW-Authenticate": 'Bearer realm="knotwork-admin"'})

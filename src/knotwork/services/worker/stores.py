@@ -118,6 +118,11 @@ class LeasedVectors:
 class CommitGate:
     """The ``commit_guard`` of a worker's pipelines: writer lock + vector lease.
 
+    Sticky: after a commit the worker keeps the lock (and the open vector store) as long as
+    no other worker waits for it (``{prefix}lock:writer:waiting``), so a lone worker does not
+    reopen qdrant-edge for every batch; it hands over after its current commit, before its
+    next extraction (:meth:`yield_if_wanted`) or when idle (:meth:`release`).
+
     Counts commits in Redis (``{prefix}jobs:commits``) so a worker can tell that another one
     wrote since its own last commit (its cache of known names is then stale).
     """
@@ -128,37 +133,64 @@ class CommitGate:
         self._vectors = vectors
         self._client = client
         self._counter = f"{prefix}jobs:commits"
+        self._waiting = f"{lock.key}:waiting"
         self._mine: str | None = None
         self.commits = 0
+        self.handovers = 0
         self.waited_s = 0.0
 
     def others_committed(self) -> bool:
         current = self._client.get(self._counter)
         return current is not None and current != self._mine
 
+    def _wanted(self) -> bool:
+        return int(self._client.get(self._waiting) or 0) > 0
+
+    def yield_if_wanted(self) -> None:
+        """Hand the lock over if another worker waits for it."""
+        if self._lock.held and (self._lock.lost or self._wanted()):
+            self.release()
+
+    def release(self) -> None:
+        """Close the vector lease and free the lock (idle, exiting, or handing over)."""
+        if not self._lock.held:
+            return
+        try:
+            self._vectors.release()
+        finally:
+            self._lock.release()
+            self.handovers += 1
+
     def __call__(self) -> CommitGate:
         return self
 
     def __enter__(self) -> Self:
-        started = time.monotonic()
-        self._lock.acquire()
-        self.waited_s += time.monotonic() - started
+        if self._lock.held and self._lock.lost:  # the lease ran out: start over
+            self.release()
+        if not self._lock.held:
+            started = time.monotonic()
+            self._client.incr(self._waiting)
+            try:
+                self._lock.acquire()
+            finally:
+                self._client.decr(self._waiting)
+            self.waited_s += time.monotonic() - started
         try:
             self._vectors.acquire()
         except BaseException:
-            self._lock.release()
+            self.release()
             raise
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
-        try:
-            if exc_type is None:
-                self._mine = str(self._client.incr(self._counter))
-                self.commits += 1
-            self._vectors.release()
-        finally:
-            self._lock.release()
+        if exc_type is not None:
+            self.release()
+            return
+        self._mine = str(self._client.incr(self._counter))
+        self.commits += 1
+        if self._wanted() or self._lock.lost:
+            self.release()
 
 
 def open_worker_runtime(settings: Settings) -> tuple[Runtime, LeasedVectors]:

@@ -84,19 +84,34 @@ class Worker:
         """Until ``stop`` is set, ``max_jobs`` were handled, or (``until_empty``) the queue has
         nothing left: no waiting, pending or retrying job."""
         stop = stop or threading.Event()
-        while not stop.is_set():
-            if max_jobs is not None and self.stats.jobs >= max_jobs:
-                break
-            handled = self.run_once(block_ms=block_ms)
-            if handled == 0 and until_empty and self._queue.stats().outstanding == 0:
-                break
+        try:
+            while not stop.is_set():
+                if max_jobs is not None and self.stats.jobs >= max_jobs:
+                    break
+                handled = self.run_once(block_ms=block_ms)
+                if handled == 0 and until_empty and self._queue.stats().outstanding == 0:
+                    break
+        finally:
+            self._release()
         return self.stats
+
+    def _yield(self) -> None:
+        hand_over = getattr(self._guard, "yield_if_wanted", None)
+        if hand_over is not None:
+            hand_over()
+
+    def _release(self) -> None:
+        release = getattr(self._guard, "release", None)
+        if release is not None:
+            release()
 
     def run_once(self, block_ms: int | None = None) -> int:
         """One fetch; returns how many jobs it finished (acked, retried or dead-lettered)."""
+        self._yield()
         jobs = self._queue.fetch(self.name, count=self._settings.queue_batch, block_ms=block_ms,
                                  claim_idle_ms=int(self._settings.queue_claim_idle_s * 1000))
         if not jobs:
+            self._release()  # idle: let another worker (or a CLI) have the stores
             return 0
         live: list[Job] = []
         for job in jobs:
