@@ -376,7 +376,9 @@ class _Builder:
         if len(self.roster[src.id]) < 2 or len(teams) < 2:
             return
         person = rng.choice(self.roster[src.id][1:])
-        dst = rng.choice([t for t in teams if t.id != src.id])
+        dst = rng.choice(teams)
+        while dst.id == src.id:
+            dst = rng.choice(teams)
         ended, started = w.change("member_of", person, dst.id, day)
         e2, s2 = w.change("reports_to", person, self.roster[dst.id][0], day)
         self.roster[src.id].remove(person)

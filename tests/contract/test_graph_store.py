@@ -237,6 +237,33 @@ def test_reupsert_replaces_properties(store: GraphStore, group: str) -> None:
     assert (found.summary, found.subtype) == ("new", None)
 
 
+def test_versions_bump_on_visible_changes_only(store: GraphStore, group: str) -> None:
+    store.upsert_entities([ent(group, "alice", summary="one", version=3)])
+    assert store.get_entities(group, ["ent-alice"])[0].version == 3  # a new node keeps its own
+    store.upsert_entities([ent(group, "alice", summary="one", version=1)])
+    assert store.get_entities(group, ["ent-alice"])[0].version == 3  # nothing visible changed
+    store.upsert_entities([ent(group, "alice", summary="two", evidence_count=2)])
+    assert store.get_entities(group, ["ent-alice"])[0].version == 4
+    store.upsert_entities([ent(group, "alice", summary="two", aliases=["Al"])])
+    assert store.get_entities(group, ["ent-alice"])[0].version == 5
+
+
+def test_update_entity_is_a_compare_and_set(store: GraphStore, group: str) -> None:
+    store.upsert_entities([ent(group, "alice", summary="old")])
+    [current] = store.get_entities(group, ["ent-alice"])
+    edited = current.model_copy(update={"name": "Alice Q. Chen", "summary": "edited",
+                                        "aliases": ["Alice"]})
+    assert store.update_entity(edited, current.version)
+    [after] = store.get_entities(group, ["ent-alice"])
+    assert (after.name, after.summary, after.aliases) == ("Alice Q. Chen", "edited", ["Alice"])
+    assert after.version == current.version + 1
+    # a second writer holding the old version loses, and changes nothing
+    stale = current.model_copy(update={"summary": "stale writer"})
+    assert not store.update_entity(stale, current.version)
+    assert store.get_entities(group, ["ent-alice"])[0].summary == "edited"
+    assert not store.update_entity(ent(group, "nobody"), 1)
+
+
 def test_get_entities_keeps_request_order(store: GraphStore, group: str) -> None:
     store.upsert_entities([ent(group, k) for k in ("a", "b", "c")])
     found = store.get_entities(group, ["ent-c", "ent-x", "ent-a", "ent-c"])

@@ -207,3 +207,25 @@ def test_purge_removes_everything(queue: RedisJobQueue) -> None:
     assert stats.outstanding == 0 and stats.dead == 0
     queue.enqueue(_extract(3))  # usable again after a purge
     assert len(queue.fetch("w")) == 1
+
+
+def test_writer_lease_excludes_renews_and_expires(queue: RedisJobQueue) -> None:
+    from knotwork.infra.queue.lock import LeaseLock, LockTimeoutError
+
+    client = queue._client
+    key = queue.stream_key("lock-test")
+    a, b = LeaseLock(client, key, ttl_s=0.3), LeaseLock(client, key, ttl_s=0.3)
+    a.acquire()
+    time.sleep(0.8)  # past the lease: still held because the holder renews it
+    with pytest.raises(LockTimeoutError):
+        b.acquire(wait_s=0.2)
+    assert a.held and not a.lost
+    a.release()
+    b.acquire(wait_s=1)
+    b.release()
+    client.set(key, "a-dead-worker", px=300)  # a holder that died: nobody renews
+    started = time.monotonic()
+    b.acquire(wait_s=5)
+    assert 0.15 <= time.monotonic() - started < 2
+    b.release()
+    assert client.get(key) is None

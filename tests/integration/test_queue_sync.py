@@ -211,3 +211,22 @@ def test_cli_sync_queue_then_worker(tmp_path: Path, falkordb_url: str) -> None:
         if keys:
             client.delete(*keys)
         client.close()
+
+
+def test_resolve_and_community_tasks_are_handled(stack: Stack) -> None:
+    from knotwork.domain.tasks import CommunityUpdatedTask, EntityToResolve, ResolveEntityTask
+
+    group = stack.settings.group
+    enqueue_documents([_raw(1, "Alice Chen works at TechCorp. Alice Chen leads Project Atlas.")],
+                      stack.rt.documents, stack.queue, group)
+    assert stack.worker().run(until_empty=True, block_ms=50).extracted == 1
+    alice = next(e for e in stack.rt.graph.list_entities(group) if e.name == "Alice Chen")
+    stack.queue.enqueue(ResolveEntityTask(group_id=group,
+                                          entity=EntityToResolve(display_name="alice chen")))
+    stack.queue.enqueue(CommunityUpdatedTask(group_id=group, community_id="no-such-community",
+                                             level=0, entity_count=3))
+    stats = stack.worker().run(until_empty=True, block_ms=50)
+    assert (stats.jobs, stats.resolved, stats.resummarized, stats.dead) == (2, 1, 0, 0)
+    events = stack.rt.documents.list_audit(group, limit=50)  # type: ignore[attr-defined]
+    [decision] = [e for e in events if e.action == "entity.resolution"]
+    assert decision.entity_id == alice.id and "'alice chen' -> 'Alice Chen'" in decision.detail

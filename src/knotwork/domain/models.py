@@ -94,6 +94,8 @@ class Entity(_Model):
     merged_from: list[str] = Field(default_factory=list)
     canonical_entity_id: str | None = None  # None or own id: canonical
     resolution_confidence: float | None = None
+    # optimistic locking: bumped by the store whenever a write changes what people see
+    version: int = Field(default=1, ge=1)
 
 
 class Fact(_Model):

@@ -57,6 +57,13 @@ class GraphStore(Protocol):
 
     def upsert_facts(self, facts: Sequence[Fact]) -> None: ...
 
+    def update_entity(self, entity: Entity, expected_version: int) -> bool:
+        """Compare-and-set (optimistic locking): write name, type, aliases, keys, summary and
+        properties only if the stored ``version`` is ``expected_version``; it then becomes
+        ``expected_version + 1``. False when the entity is missing or was changed meanwhile.
+        """
+        ...
+
     def get_entities(self, group_id: str, ids: Sequence[str]) -> list[Entity]: ...
 
     def find_entities_by_keys(self, group_id: str, keys: Sequence[str]) -> list[Entity]:

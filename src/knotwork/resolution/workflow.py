@@ -64,6 +64,25 @@ class ReviewView(BaseModel):
     entities: list[EntityView]
 
 
+class EntityChanges(BaseModel):
+    """Editable fields of an entity; None leaves a field as it is."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = None
+    entity_type: EntityType | None = None
+    aliases: list[str] | None = None
+    summary: str | None = None
+
+
+class VersionConflictError(MergeError):
+    """The entity changed since the caller read it (optimistic locking)."""
+
+    def __init__(self, entity_id: str, current: int) -> None:
+        super().__init__(f"entity {entity_id!r} is at version {current}; re-read it and retry")
+        self.current = current
+
+
 @dataclass
 class EntityWorkflow:
     rt: Runtime
@@ -132,6 +151,43 @@ class EntityWorkflow:
         self._audit("entity.create", entity_id, name=name, actor=actor)
         return CreateResult(entity_id=entity_id, canonical_entity_id=entity_id, created=True,
                             confidence=1.0)
+
+    # ------------------------------------------------------------------ edit (optimistic locking)
+    def update(self, entity_id: str, expected_version: int, changes: EntityChanges,
+               actor: str = "api") -> Entity:
+        """Apply ``changes`` if the entity is still at ``expected_version``; else
+        ``VersionConflictError`` (HTTP 409) naming the current version."""
+        found = self.rt.graph.get_entities(self.group_id, [entity_id])
+        if not found:
+            raise NotFoundError(f"no entity {entity_id!r} in group {self.group_id!r}")
+        entity = found[0]
+        if entity.version != expected_version:
+            raise VersionConflictError(entity_id, entity.version)
+        name = clean_display_name(changes.name) if changes.name is not None else entity.name
+        if not normalize_name(name):
+            raise ValueError("name is empty")
+        etype = changes.entity_type or entity.type
+        aliases = list(changes.aliases) if changes.aliases is not None else list(entity.aliases)
+        if name != entity.name and entity.name not in aliases:
+            aliases.append(entity.name)  # a renamed entity is still found by its old name
+        aliases = [a for a in dict.fromkeys(aliases) if a != name]
+        key = normalize_name(name)
+        updated = entity.model_copy(update={
+            "name": name, "canonical_name": key, "type": etype, "aliases": aliases,
+            "summary": changes.summary if changes.summary is not None else entity.summary,
+            "name_keys": entity_keys(key, [normalize_name(a) for a in aliases], etype),
+            "updated_at": utcnow(), "version": expected_version + 1})
+        if not self.rt.graph.update_entity(updated, expected_version):
+            current = self.rt.graph.get_entities(self.group_id, [entity_id])
+            if not current:
+                raise NotFoundError(f"no entity {entity_id!r} in group {self.group_id!r}")
+            raise VersionConflictError(entity_id, current[0].version)
+        self.sql.replace_keys(self.group_id, {updated.id: entity_block_keys(updated)})
+        [vector] = self.rt.embedder.embed([entity_text(updated)])
+        self.rt.vectors.upsert(Collection.ENTITIES, [entity_point(updated, vector)])
+        self._audit("entity.update", entity_id, actor=actor, version=updated.version,
+                    changed=sorted(changes.model_dump(exclude_none=True)))
+        return updated
 
     # ------------------------------------------------------------------ read / search
     def canonical_id(self, entity_id: str) -> str | None:

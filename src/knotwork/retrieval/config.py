@@ -37,7 +37,7 @@ class LocalSearchConfig(BaseModel):
     min_answer_score: float = 0.25
     list_answer_max: int = 8  # more facts of the answer's relation at the named entity
     uncovered_share: float = 0.5  # abstain when more than this share of the focus terms is in no evidence
-    uncovered_semantic_guard: float = 0.7  # ...unless the best evidence is this similar (synonyms)
+    uncovered_semantic_guard: float = 0.85  # ...unless the best evidence is this similar (synonyms)
 
 
 PRESETS: dict[str, LocalSearchConfig] = {

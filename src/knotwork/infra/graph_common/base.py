@@ -107,6 +107,15 @@ class CypherGraphStore(CommunityCypherMixin, LineageCypherMixin, ResolutionCyphe
             rows = [entity_to_row(e) for e in items]
             self._write_batches(group_id, cypher.UPSERT_ENTITIES, rows)
 
+    def update_entity(self, entity: Entity, expected_version: int) -> bool:
+        """Write ``entity``'s editable fields only if the stored version is ``expected_version``
+        (then it becomes ``expected_version + 1``). False: missing, or changed meanwhile."""
+        self._ready(entity.group_id)
+        result = self._run(entity.group_id, cypher.UPDATE_ENTITY_IF_VERSION,
+                           {"group_id": entity.group_id, "rows": [entity_to_row(entity)],
+                            "expected": int(expected_version)}, write=True)
+        return bool(result and int(result[0]["written"]))
+
     def upsert_mentions(self, group_id: str, pairs: Sequence[tuple[str, str]]) -> None:
         validate_group_id(group_id)
         if not pairs:

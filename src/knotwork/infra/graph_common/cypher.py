@@ -24,7 +24,7 @@ ENTITY_COLUMNS: Final = """
     e.created_at AS created_at, e.updated_at AS updated_at,
     e.properties_json AS properties_json, e.merged_from AS merged_from,
     e.canonical_entity_id AS canonical_entity_id,
-    e.resolution_confidence AS resolution_confidence"""
+    e.resolution_confidence AS resolution_confidence, e.version AS version"""
 
 FACT_COLUMNS: Final = """
     r.id AS id, r.group_id AS group_id, startNode(r).id AS source_id,
@@ -40,9 +40,18 @@ EPISODE_COLUMNS: Final = """
 
 # --------------------------------------------------------------------------- writes
 
+# ``version`` first (SET items apply in order): a new node takes the row's version, a visible
+# change (name, type, aliases, summary, properties) bumps the stored one, a no-op keeps it.
 UPSERT_ENTITIES: Final = """
 UNWIND $rows AS row
 MERGE (e:Entity {group_id: $group_id, id: row.id})
+SET e.version = CASE
+        WHEN e.version IS NULL THEN row.version
+        WHEN e.name = row.name AND e.type = row.type AND e.aliases = row.aliases
+             AND e.summary = row.summary
+             AND coalesce(e.properties_json, '') = coalesce(row.properties_json, '')
+        THEN e.version
+        ELSE e.version + 1 END
 SET e.name = row.name, e.canonical_name = row.canonical_name, e.type = row.type,
     e.subtype = row.subtype, e.aliases = row.aliases, e.name_keys = row.name_keys,
     e.summary = row.summary, e.confidence = row.confidence,
@@ -50,6 +59,17 @@ SET e.name = row.name, e.canonical_name = row.canonical_name, e.type = row.type,
     e.updated_at = row.updated_at, e.properties_json = row.properties_json,
     e.merged_from = row.merged_from, e.canonical_entity_id = row.canonical_entity_id,
     e.resolution_confidence = row.resolution_confidence
+RETURN count(e) AS written"""
+
+# compare-and-set of one entity (optimistic locking): written only at the expected version
+UPDATE_ENTITY_IF_VERSION: Final = """
+UNWIND $rows AS row
+MATCH (e:Entity {group_id: $group_id, id: row.id})
+WHERE coalesce(e.version, 1) = $expected
+SET e.name = row.name, e.canonical_name = row.canonical_name, e.type = row.type,
+    e.subtype = row.subtype, e.aliases = row.aliases, e.name_keys = row.name_keys,
+    e.summary = row.summary, e.updated_at = row.updated_at,
+    e.properties_json = row.properties_json, e.version = $expected + 1
 RETURN count(e) AS written"""
 
 UPSERT_EPISODES: Final = """

@@ -89,6 +89,7 @@ def entity_to_row(entity: Entity) -> Row:
         "merged_from": list(entity.merged_from),
         "canonical_entity_id": entity.canonical_entity_id,
         "resolution_confidence": entity.resolution_confidence,
+        "version": int(entity.version),
     }
 
 
@@ -119,6 +120,7 @@ def row_to_entity(row: Mapping[str, Any]) -> Entity:
         canonical_entity_id=row.get("canonical_entity_id"),
         resolution_confidence=float(row["resolution_confidence"])
         if row.get("resolution_confidence") is not None else None,
+        version=int(row["version"]) if row.get("version") is not None else 1,
     )
 
 

@@ -12,13 +12,14 @@ from collections.abc import Callable
 from typing import Annotated, TypeVar
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from knotwork.domain.auth import Scope
 from knotwork.domain.models import EntityType
 from knotwork.resolution.merge import MergeError, NotFoundError
 from knotwork.resolution.models import ReviewStatus
-from knotwork.resolution.workflow import EntityWorkflow
+from knotwork.resolution.workflow import EntityChanges, EntityWorkflow
 from knotwork.services.api.auth import ADMIN_COOKIE
 from knotwork.services.api.deps import KW, Group
 
@@ -139,6 +140,36 @@ def create_entity(body: CreateEntityRequest, kw: KW, request: Request) -> dict[s
         result = workflow(kw, body.group_id).create(body.display_name, body.entity_type,
                                                    body.properties, body.source_chunk_id)
     return result.model_dump()
+
+
+class UpdateEntityRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    version: int = Field(ge=1, description="the version you read (optimistic locking)")
+    name: str | None = Field(default=None, min_length=1, max_length=500)
+    entity_type: EntityType | None = None
+    aliases: list[str] | None = Field(default=None, max_length=200)
+    summary: str | None = Field(default=None, max_length=20_000)
+    group_id: str | None = Group
+
+    @field_validator("entity_type", mode="before")
+    @classmethod
+    def _upper_type(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
+
+
+@router.patch("/v1/entities/{entity_id}", responses={409: {"description": "version conflict"}})
+def update_entity(entity_id: str, body: UpdateEntityRequest, kw: KW,
+                  request: Request) -> JSONResponse:
+    """Edit an entity; 409 when it changed since ``version`` was read (re-read and retry)."""
+    changes = EntityChanges(name=body.name, entity_type=body.entity_type, aliases=body.aliases,
+                            summary=body.summary)
+    if not changes.model_dump(exclude_none=True):
+        raise HTTPException(400, "nothing to change: give name, entity_type, aliases or summary")
+    actor = getattr(getattr(request.state, "api_key", None), "name", None) or "api"
+    with request.app.state.write_lock:
+        entity = _call(workflow(kw, body.group_id).update, entity_id, body.version, changes, actor)
+    return JSONResponse({"entity": entity.model_dump(mode="json")},
+                        headers={"ETag": f'"{entity.version}"'})
 
 
 @router.post("/v1/entities/search")
