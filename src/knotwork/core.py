@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -105,6 +105,22 @@ class Knotwork:
             return self
         view = copy.copy(self)
         view.settings = self.settings.model_copy(update={"group": group_id})
+        view._pipelines = {}
+        return view
+
+    def for_reader(self, group_id: str, principals: Sequence[str]) -> Knotwork:
+        """A read view for a caller with ``principals``: in tenant ``group_id`` every read
+        (queries, entities, graph, communities) skips documents whose source ACL they do not
+        meet, with what only those documents evidence. Unrestricted tenants cost nothing."""
+        from knotwork.retrieval.acl import restricted_runtime
+
+        view = self.for_tenant(group_id)
+        restricted = restricted_runtime(self._rt, group_id, principals)
+        if restricted is None:
+            return view
+        view = copy.copy(view)
+        view._rt = restricted
+        view._pipelines = {}
         return view
 
     def _pipeline(self, group_id: str | None) -> IngestionPipeline:
@@ -157,8 +173,12 @@ class Knotwork:
               mode: QueryMode | str = QueryMode.AUTO, as_of: datetime | None = None,
               max_context_tokens: int | None = None, *, community_level: int | None = None,
               top_k_communities: int | None = None, max_iterations: int | None = None,
-              convergence_threshold: float | None = None) -> QueryResult:
+              convergence_threshold: float | None = None,
+              principals: Sequence[str] | None = None) -> QueryResult:
         """Answer in ``mode``; AUTO routes by the question and ``mode_used`` says where.
+
+        ``principals``: who asks (``user:…``, ``group:…``); the answer then draws only on
+        documents whose source ACL they meet. None: no ACL filtering (a trusted caller).
 
         GLOBAL / DRIFT build the tenant's communities on demand when it has none.
         ``community_level`` / ``top_k_communities``: global search (and DRIFT's primer level);
@@ -169,7 +189,15 @@ class Knotwork:
             raise ValueError("the question is empty")
         when = ensure_utc(as_of) if as_of else None
         budget = max_context_tokens or self.settings.max_context_tokens
-        return self.engine(group_id).query(
+        engine = self.engine(group_id)
+        if principals is not None:
+            from knotwork.retrieval.acl import restricted_runtime
+
+            group = self._group(group_id)
+            view = restricted_runtime(self._rt, group, principals)
+            if view is not None:
+                engine = QueryEngine(view, group, build=lambda: self._build_on_demand(group))
+        return engine.query(
             question, mode, as_of=when, max_context_tokens=budget,
             community_level=community_level, top_k_communities=top_k_communities,
             max_iterations=max_iterations, convergence_threshold=convergence_threshold)

@@ -166,6 +166,9 @@ def query(
                                               help="Global: the community level.")] = None,
     max_iterations: Annotated[int | None, typer.Option("--max-iterations", min=0, max=10,
                                                        help="DRIFT: follow-ups at most.")] = None,
+    as_reader: Annotated[list[str] | None, typer.Option(
+        "--as", help="Answer as this reader (user:<id or email>, group:<name>; repeat): "
+                     "documents whose source ACL they do not meet are left out.")] = None,
 ) -> None:
     """Ask a question; prints a cited answer (AUTO picks local, global or DRIFT)."""
     chosen = _choice(mode.lower(), QueryMode, "mode")
@@ -181,7 +184,7 @@ def query(
 
         assert isinstance(kw, Knotwork)
         result = kw.query(question, mode=chosen, as_of=when, community_level=level,
-                          max_iterations=max_iterations)
+                          max_iterations=max_iterations, principals=as_reader)
         if as_json:
             keys = {"answer", "citations", "confidence", "mode_used", "context", "reasoning_trace"}
             if result.key_points:

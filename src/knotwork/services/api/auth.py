@@ -162,9 +162,11 @@ async def authorize(request: Request) -> None:
     """App-wide dependency: sets ``request.state.api_key`` and ``request.state.tenant``."""
     request.state.api_key = None
     request.state.tenant = None
+    request.state.scope = None
     route = request.scope.get("route")
     template = getattr(route, "path", request.url.path)
     scope = scope_for(request.method, template)
+    request.state.scope = scope
     auth: Authenticator | None = getattr(request.app.state, "auth", None)
     if scope is None or auth is None:
         return
@@ -186,6 +188,7 @@ async def authorize(request: Request) -> None:
         raise HTTPException(403, f"this key lacks the {scope.value!r} scope "
                                  f"(it has: {', '.join(s.value for s in key.scopes)})")
     named = await _named_tenant(request)
+    request.state.named_group = named
     if key.tenant is not None and named is not None and named != key.tenant:
         raise HTTPException(403, f"this key is bound to tenant {key.tenant!r}")
     limit = key.rate_limit_per_minute or auth._settings.rate_limit_per_minute

@@ -8,14 +8,26 @@ from fastapi import Depends, Request
 from pydantic import Field
 
 from knotwork.core import Knotwork
+from knotwork.domain.auth import Scope
 
 
 def _kw(request: Request) -> Knotwork:
-    """The app's instance; for a key bound to a tenant, a view defaulting to that tenant."""
+    """The app's instance; for a key bound to a tenant, a view defaulting to that tenant; for
+    a key that is not admin, a read view honouring source ACLs (the key's principals)."""
     kw = request.app.state.knotwork
     assert isinstance(kw, Knotwork)
     tenant = getattr(request.state, "tenant", None)
+    key = getattr(request.state, "api_key", None)
+    reading = getattr(request.state, "scope", None) is Scope.QUERY  # writes see everything
+    if key is not None and reading and not key.allows(Scope.ADMIN):
+        group = tenant or _named_group(request) or kw.settings.group
+        return kw.for_reader(group, key.principals)
     return kw.for_tenant(tenant) if tenant else kw
+
+
+def _named_group(request: Request) -> str | None:
+    """The tenant a request names (query parameter, or the JSON body the auth check read)."""
+    return request.query_params.get("group_id") or getattr(request.state, "named_group", None)
 
 
 KW = Annotated[Knotwork, Depends(_kw)]
