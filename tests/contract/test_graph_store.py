@@ -237,6 +237,14 @@ def test_reupsert_replaces_properties(store: GraphStore, group: str) -> None:
     assert (found.summary, found.subtype) == ("new", None)
 
 
+def test_text_any_client_can_send_is_stored(store: GraphStore, group: str) -> None:
+    # NUL and lone surrogates (valid in JSON strings) must not break a write or a read
+    store.upsert_entities([ent(group, "odd", name="Odd\x00 Name", summary="half \ud83d pair")])
+    [found] = store.get_entities(group, ["ent-odd"])
+    assert found.name == "Odd Name" and found.summary == "half \ufffd pair"
+    assert store.find_entities_by_keys(group, ["odd\x00 name", "\udfff"]) is not None
+
+
 def test_versions_bump_on_visible_changes_only(store: GraphStore, group: str) -> None:
     store.upsert_entities([ent(group, "alice", summary="one", version=3)])
     assert store.get_entities(group, ["ent-alice"])[0].version == 3  # a new node keeps its own

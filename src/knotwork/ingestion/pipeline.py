@@ -26,6 +26,7 @@ from knotwork.domain.models import (
     RawDocument,
 )
 from knotwork.domain.ports import Collection
+from knotwork.domain.text import clean_text
 from knotwork.domain.timeutil import ensure_utc, utcnow
 from knotwork.ingestion.chunking import chunk_text
 from knotwork.ingestion.embedding_text import (
@@ -182,6 +183,9 @@ class IngestionPipeline:
 
     def _prepare(self, raw: RawDocument) -> _Prepared | None:
         settings = self._rt.settings
+        if _unclean(raw.content) or _unclean(raw.title):
+            raw = raw.model_copy(update={"content": clean_text(raw.content),
+                                         "title": clean_text(raw.title)})
         doc_id = stable_id(self._group, "document", raw.source_system, raw.source_id)
         acl = sorted(set(raw.acl))
         # a changed ACL alone is a change (public documents keep their earlier hashes)
@@ -352,6 +356,10 @@ class IngestionPipeline:
             count = len({eid for e in prepared.episodes
                          for eid in result.entities_per_episode.get(e.id, set())})
             store.set_status(prepared.document.id, ProcessingStatus.COMPLETED, entity_count=count)
+
+
+def _unclean(text: str) -> bool:
+    return clean_text(text) != text
 
 
 def _unchanged(stored: Document | None, digest: str) -> bool:

@@ -199,6 +199,7 @@ def restricted_runtime(rt: Runtime, group: str, principals: Sequence[str]) -> Ru
     if not blocked.documents:
         return None
     graph = _Graph(rt.graph, blocked, group, rt.documents)
+    # no query cache: cached answers were computed for other readers
     view = dataclasses.replace(rt, graph=graph, documents=_Documents(rt.documents, blocked),
-                               vectors=_Vectors(rt.vectors, blocked, graph, group))
+                               vectors=_Vectors(rt.vectors, blocked, graph, group), cache=None)
     return view

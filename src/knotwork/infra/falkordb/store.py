@@ -9,6 +9,7 @@ from urllib.parse import unquote, urlparse
 import structlog
 from redis.exceptions import ResponseError
 
+from knotwork.domain.text import clean_value
 from knotwork.infra.graph_common import community_cypher, cypher
 from knotwork.infra.graph_common.base import CypherGraphStore
 from knotwork.infra.graph_common.records import Row, validate_group_id
@@ -83,6 +84,7 @@ class FalkorGraphStore(CypherGraphStore):
         self, group_id: str, query: str, params: dict[str, Any], *, write: bool = False
     ) -> list[Row]:
         graph = self._graph(group_id)
+        params = clean_value(params)  # NUL / lone surrogates break FalkorDB's parameter parser
         try:
             result = graph.query(query, params) if write else graph.ro_query(query, params)
         except ResponseError as exc:

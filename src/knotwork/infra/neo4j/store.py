@@ -9,6 +9,7 @@ from typing import Any, Final
 
 import structlog
 
+from knotwork.domain.text import clean_value
 from knotwork.infra.graph_common import community_cypher, cypher
 from knotwork.infra.graph_common.base import CypherGraphStore
 from knotwork.infra.graph_common.records import Row
@@ -44,7 +45,7 @@ class Neo4jGraphStore(CypherGraphStore):
     ) -> list[Row]:
         routing = self._neo4j.RoutingControl.WRITE if write else self._neo4j.RoutingControl.READ
         result = self._driver.execute_query(
-            query, params, database_=self._database, routing_=routing
+            query, clean_value(params), database_=self._database, routing_=routing
         )
         return [record.data() for record in result.records]
 

@@ -66,6 +66,10 @@ def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = 
 
     settings = settings or Settings()
     configure_tracing(settings.otel_endpoint)
+    if not structlog.is_configured():  # plain tracebacks, never rich ones with locals (secrets)
+        from knotwork.logging import configure_logging
+
+        configure_logging("INFO")
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

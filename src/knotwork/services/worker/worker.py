@@ -37,6 +37,7 @@ from knotwork.domain.tasks import (
     Priority,
     ResolveEntityTask,
 )
+from knotwork.domain.timeutil import ensure_utc
 from knotwork.ingestion.pipeline import CommitGuard, IngestionPipeline
 from knotwork.runtime import Runtime
 
@@ -159,11 +160,29 @@ class Worker:
                 except Exception as one:  # noqa: BLE001
                     self._fail(job, one)
 
+    def _superseded(self, job: Job, newest: dict[str, Job]) -> bool:
+        """An older version of a document than one in this batch or already stored."""
+        task = job.task
+        assert isinstance(task, ExtractEntitiesTask)
+        if newest[task.document_id] is not job:
+            return True
+        stored = self._rt.documents.get_documents([task.document_id])
+        when = task.document.modified_at
+        return bool(stored and stored[0].processing_status is ProcessingStatus.COMPLETED
+                    and stored[0].modified_at and when
+                    and ensure_utc(when) < ensure_utc(stored[0].modified_at))
+
     def _extract_batch(self, pipeline: IngestionPipeline, jobs: Sequence[Job]) -> None:
         prepared, todo = [], []
+        newest = {j.task.document_id: j for j in jobs  # type: ignore[union-attr]
+                  if isinstance(j.task, ExtractEntitiesTask)}  # stream order: last is newest
         for job in jobs:
             task = job.task
             assert isinstance(task, ExtractEntitiesTask)
+            if self._superseded(job, newest):
+                self._ack(job)
+                self.stats.unchanged += 1
+                continue
             ready = pipeline.prepare(task.document)
             if ready is None:
                 self._ack(job)
