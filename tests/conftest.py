@@ -53,3 +53,12 @@ def make_settings(tmp_path: Path, falkordb_url: str) -> SettingsFactory:
         return Settings(**values)  # type: ignore[arg-type]
 
     return build
+
+
+@pytest.fixture(autouse=True)
+def _structlog_defaults() -> Iterator[None]:
+    """CLI invocations configure structlog (level WARNING); later tests start from defaults."""
+    yield
+    import structlog
+
+    structlog.reset_defaults()

@@ -230,3 +230,25 @@ def test_resolve_and_community_tasks_are_handled(stack: Stack) -> None:
     events = stack.rt.documents.list_audit(group, limit=50)  # type: ignore[attr-defined]
     [decision] = [e for e in events if e.action == "entity.resolution"]
     assert decision.entity_id == alice.id and "'alice chen' -> 'Alice Chen'" in decision.detail
+
+
+def test_an_older_version_never_overwrites_a_newer_one(stack: Stack) -> None:
+    from datetime import UTC, datetime
+
+    from knotwork.domain.ids import content_hash
+
+    group = stack.settings.group
+    v1 = _raw(1, "Alice Chen works at TechCorp.").model_copy(
+        update={"modified_at": datetime(2024, 3, 1, tzinfo=UTC)})
+    v2 = v1.model_copy(update={"content": "Alice Chen works at Initech.",
+                               "modified_at": datetime(2024, 4, 1, tzinfo=UTC)})
+    enqueue_documents([v1], stack.rt.documents, stack.queue, group)
+    enqueue_documents([v2], stack.rt.documents, stack.queue, group)  # both waiting
+    stats = stack.worker().run(until_empty=True, block_ms=50)
+    assert (stats.extracted, stats.unchanged) == (1, 1)
+    [stored] = stack.rt.documents.list_documents(group)
+    assert stored.content_hash == content_hash(f"{v2.title}\n{v2.content}")
+    late = enqueue_documents([v1], stack.rt.documents, stack.queue, group)  # an old export
+    assert (late.enqueued, late.unchanged) == (0, 1)
+    [stored] = stack.rt.documents.list_documents(group)
+    assert stored.content_hash == content_hash(f"{v2.title}\n{v2.content}")

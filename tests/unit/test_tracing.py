@@ -70,3 +70,24 @@ def test_spans_are_recorded_with_an_sdk_provider() -> None:
     assert "knotwork.unit_graph.counts" in spans
     failed = spans["knotwork.unit_graph.broken"]
     assert any(event.name == "exception" for event in failed.events)
+
+
+def test_llm_calls_and_tokens_reach_the_metrics() -> None:
+    from pydantic import BaseModel
+
+    from knotwork.domain.ports import ChatMessage
+    from knotwork.infra.llm.fake import FakeLLMClient
+
+    class Answer(BaseModel):
+        text: str
+
+    client = FakeLLMClient(['{"text": "fine"}', "not json at all"])
+    before_ok = _sample("knotwork_llm_calls_total", outcome="ok")
+    before_dropped = _sample("knotwork_llm_calls_total", outcome="dropped")
+    before_tokens = _sample("knotwork_llm_tokens_total", kind="completion")
+    message = [ChatMessage(role="user", content="How are you?")]
+    assert client.complete(message, Answer).value == Answer(text="fine")
+    assert client.complete(message, Answer).value is None
+    assert _sample("knotwork_llm_calls_total", outcome="ok") == before_ok + 1
+    assert _sample("knotwork_llm_calls_total", outcome="dropped") == before_dropped + 1
+    assert _sample("knotwork_llm_tokens_total", kind="completion") > before_tokens

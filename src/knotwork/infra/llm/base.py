@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from knotwork.domain.ports import LLMResult, LLMStats, LLMUsage
 from knotwork.infra.llm.parsing import parse_output
+from knotwork.observability.metrics import get_metrics
 
 log = structlog.get_logger("knotwork.llm")
 
@@ -48,6 +49,12 @@ class LLMAccounting:
                     completion_tokens=usage.completion_tokens,
                     repaired=int(parsed.repaired and parsed.value is not None),
                     dropped=int(parsed.value is None))
+        metrics = get_metrics()
+        metrics.llm_tokens.labels("prompt").inc(usage.prompt_tokens)
+        metrics.llm_tokens.labels("completion").inc(usage.completion_tokens)
+        metrics.llm_calls.labels("ok" if parsed.value is not None else "dropped").inc()
+        if attempts > 1:
+            metrics.llm_calls.labels("retried").inc()
         if parsed.value is None:
             log.warning("llm.output_dropped", prompt=name, error=parsed.error,
                         raw=text[:_RAW_LOGGED], completion_tokens=usage.completion_tokens)
@@ -59,4 +66,5 @@ class LLMAccounting:
 
     def _failed(self, attempts: int, name: str, error: str) -> None:
         self._count(calls=1, requests=attempts, retries=max(0, attempts - 1), failures=1)
+        get_metrics().llm_calls.labels("failed").inc()
         log.warning("llm.call_failed", prompt=name, attempts=attempts, error=error)

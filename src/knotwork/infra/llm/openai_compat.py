@@ -19,6 +19,7 @@ from pydantic import BaseModel
 from knotwork.domain.ports import ChatMessage, ChatRole, LLMError, LLMResult, LLMUsage
 from knotwork.infra.llm.base import LLMAccounting, estimate_tokens, log
 from knotwork.infra.llm.parsing import output_schema
+from knotwork.observability.tracing import span
 from knotwork.settings import LLMJsonMode
 
 T = TypeVar("T", bound=BaseModel)
@@ -126,6 +127,11 @@ class OpenAICompatClient(LLMAccounting):
         max_tokens: int | None = None,
         temperature: float | None = None,
     ) -> LLMResult[T]:
+        with span(f"knotwork.llm.{name or 'complete'}"):
+            return self._complete(messages, output, name, max_tokens, temperature)
+
+    def _complete(self, messages: Sequence[ChatMessage], output: type[T], name: str,
+                  max_tokens: int | None, temperature: float | None) -> LLMResult[T]:
         body = self._body(messages, output, name, max_tokens, temperature)
         attempts = 0
         error = ""

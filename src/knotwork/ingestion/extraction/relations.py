@@ -55,6 +55,16 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(R.MEMBER_OF, r"\b(?:is|are|was|were)\s+(?:now\s+)?(?:a\s+)?part of\b|\bbelongs? to\b|\bsits? (?:under|within|inside|in)\b|\breport(?:s|ed|ing)?\s+(?:in)?to\b", src={O}, tgt={O}),
     _p(R.REPORTS_TO, r"\breport(?:s|ed|ing)?\s+(?:directly\s+)?(?:in)?to\b|\bunder\b", src={P}),
     _p(R.REPORTS_TO, r"(?:'s|’s)\s+(?:direct report|report)\b", reverse=True, src={P}, tgt={P}),
+    # "Ana's squad (Payments)", "Ana's team, Payments": the person's team
+    _p(R.MEMBER_OF, r"^(?:'s|’s)\s+(?:[\w-]+\s+)?(?:team|squad|group|department|org|tribe)\s*[(,]\s*$", src={P}, tgt={O}),
+    # "Ana's platform, Beacon": what the person owns
+    _p(R.OWNS, r"^(?:'s|’s)\s+(?:[\w-]+\s+)?(?:platform|service|tool|system|app|library|project|dashboard)\s*[(,]\s*$", src={P}),
+    # a person and their team in parentheses: "Ana Ruiz (Payments)", "Payments (Ana Ruiz)"
+    _p(R.MEMBER_OF, r"^\s*\(\s*$", src={P}, tgt={O}),
+    _p(R.MEMBER_OF, r"^\s*(?:team\s+|squad\s+)?\(\s*$", reverse=True, src={P}, tgt={O}),
+    # apposition of a title: "Omar Haddad, head of Security", "Ana, tech lead of Atlas"
+    _p(R.LEADS, r"^,\s*(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:lead|leader|owner|dri)\s+(?:of|for|on)\s*(?:the\s+)?$", src={P}),
+    _p(R.MANAGES, r"^,\s*(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:head|director|manager|vp|chief)\s+(?:of|for)\s*(?:the\s+)?$", src={P}),
     _p(R.HEADQUARTERED_IN, r"\b(?:headquartered|hq(?:'d)?|head office is) in\b|\bheadquarters (?:is |are )?in\b"),
     _p(R.DEPENDS_ON, r"\b(?:depends?|depending|depended|relies|rely|relying|relied) (?:heavily |directly |entirely )?on\b|\bdependent on\b|\brequires?\b|\bcalls\b|\bconsumes?\b|\b(?:reads|pulls|consumes|fetches|loads)(?:\s+\w+){0,3}\s+from\b|\b(?:writes|publishes|sends|pushes)(?:\s+\w+){0,2}\s+to\b|\bintegrates? with\b|\bgoes through\b|\bbacked by\b"),
     # a stack list in parentheses: "Cart Service (Java, Spring Boot, PostgreSQL)"
@@ -74,7 +84,7 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(R.LEADS, r"\blead(?:s|ing)?\b|\bled\b|\bdrives\b"),
     _p(R.LEADS, r"\bowns the\b", src={P}),  # a person owning a project leads it; a team owns it
     _p(R.OWNS, r"\bowns?\b|\bowned\b|\bis (?:the )?owner of\b|\bresponsible for\b|\bowner:\s*$"),
-    _p(R.LOCATED_IN, r"\b(?:located|based|sits?|situated|lives?|living|hosted|deployed|runs?|office is|offices are|relocat\w+|mov\w+) (?:in|to)\b|\bin\s*$|\b(?:location|office|city):\s*$", tgt={L}),
+    _p(R.LOCATED_IN, r"\b(?:located|based|sits?|situated|lives?|living|hosted|deployed|runs?|office is|offices are|relocat\w+|mov\w+) (?:in|to)\b|\bin\s*$|\b(?:location|office|city|site|country|region|based in|based|home office|hub|town|campus|workplace|work location)\s*:\s*$", tgt={L}),
     _p(R.COLLABORATED_WITH, r"\b(?:collaborat\w*|partner\w*|pair(?:s|ed|ing)?|team(?:s|ed)? up|work(?:s|ed|ing)? (?:closely |together )?)\s*with\b|\band\b.*\btogether\b"),
     _p(R.CREATED, r"\b(?:creat(?:e|es|ed|ing)|found(?:s|ed)|wrote|writes|authored|designed|invented|started|launched|proposed)\b"),
     _p(R.DEVELOPED, r"\b(?:develop(?:s|ed|ing)?|buil(?:t|d|ds|ding)|implement(?:s|ed|ing)|ship(?:s|ped)|prototyped)\b"),
@@ -82,6 +92,7 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(R.USES, r"\b(?:us(?:e|es|ed|ing)|runs? on|built (?:on|with)|powered by|leverag\w+|adopt\w*|migrat\w+ (?:to|onto)|switch\w* to|mov(?:e|ed|ing) to|standardi[sz]\w* on|deploy\w* (?:on|to))\b"),
 )
 
+_TEAMS_OF = re.compile(r"^(?:'s|’s)\s+(?:[\w-]+\s+)?(?:team|squad|group|department|org|tribe)\s+[a-z]")
 _LIST_SEP = re.compile(r"^\s*(?:,|,?\s*and|,?\s*or|&|/)\s*$")
 _MAX_GAP_TOKENS = 14
 
@@ -120,8 +131,15 @@ def _maybe_not_person(m: Mention) -> bool:
     return weak and m.extractor != "coref" and " " not in m.text and m.text.lower() not in FIRST_NAMES
 
 
+# a job title NER took for an organisation ("Ana Ruiz (CTO)"): nobody is a member of it
+_TITLE = re.compile(r"^(?:C[A-Z]{1,3}O|S?E?VP\b.*|Head of\b.*|Director\b.*|Chief\b.*|"
+                    r"(?:Senior |Staff |Principal )?(?:Manager|Engineer|Lead)\b.*)$")
+
+
 def _allowed(p: Pattern, src: Mention, tgt: Mention) -> bool:
     if not (_fits(src, p.source_types) and _fits(tgt, p.target_types)):
+        return False
+    if p.type in (R.MEMBER_OF, R.WORKS_AT) and _TITLE.match(tgt.text):
         return False
     if tgt.type is EntityType.PERSON and p.type not in _PERSON_TARGET and not _maybe_not_person(tgt):
         return False
@@ -133,7 +151,11 @@ def _allowed(p: Pattern, src: Mention, tgt: Mention) -> bool:
 
 def classify(gap: str, left: Mention, right: Mention) -> tuple[RelationType, bool, float] | None:
     """(type, reversed, confidence) for the gap text between two mentions, if any."""
+    if left.text.endswith(("'s", "’s")):
+        gap = "'s" + gap  # the mention took the possessive: "Ana's| team"
     lowered = gap.lower()
+    if _TEAMS_OF.match(lowered) or re.match(r"^\s*\)", lowered):
+        return None  # "Ana's team maintains X": the team does, not Ana; "(Ana) owns X" neither
     row_cells = re.split(r"[;|]", lowered)
     if len(row_cells) > 1:
         # a table row rendered "Name: X; Team: Y; Manager: Z": only the last "Header:" counts
@@ -151,6 +173,8 @@ def classify(gap: str, left: Mention, right: Mention) -> tuple[RelationType, boo
             lowered_for_match = parts[0]  # "depends on Kafka and PostgreSQL"
         elif all(_LIST_SEP.match(p) for p in parts[:-1]):
             lowered_for_match = parts[-1]  # "Lucas and Nina work at Globex"
+        elif len(parts) == 2 and parts[0].strip() == "(" and parts[1].lstrip().startswith(")"):
+            lowered_for_match = parts[1].lstrip()[1:]  # "the Payments team (Ana) owns X"
         else:
             return None
     if len(lowered_for_match.split()) > _MAX_GAP_TOKENS:
@@ -173,12 +197,38 @@ class RelationHit:
     confidence: float
 
 
+# a second predicate of the same subject: "… is on the Security Team and reports to Omar"
+_CONJ_PREDICATE = re.compile(r"^\s*,?\s*(?:and|but)\s+(?:now\s+|also\s+|still\s+|will\s+|"
+                             r"directly\s+)?(?=[a-z])(?!(?:the|a|an|our|their|its|his|her|we|they|"
+                             r"he|she|i|it|then|so|that|this)\b)")
+
+
+def _subject_of_conjunct(text: str, mentions: list[Mention], i: int) -> int | None:
+    """The subject shared by "<S> <verb> <mentions[i]> and <verb> …": the mention S before i,
+    when S and mentions[i] are related by a typed predicate (mentions[i] is its object)."""
+    for k in range(i - 1, max(-1, i - 4), -1):
+        gap = _gap(text, mentions[k], mentions[i], mentions[k + 1 : i])
+        if _E in gap or "\n" in gap:
+            continue
+        found = classify(gap, mentions[k], mentions[i])
+        if found is not None and found[0] is not R.RELATED_TO:
+            return k
+        return None
+    return None
+
+
 def relations_in_sentence(text: str, mentions: list[Mention]) -> list[RelationHit]:
     hits: list[RelationHit] = []
     for i, left in enumerate(mentions):
         for j in range(i + 1, min(len(mentions), i + 6)):
             right = mentions[j]
             gap = _gap(text, left, right, mentions[i + 1 : j])
+            conj = _CONJ_PREDICATE.match(gap) if j == i + 1 else None
+            if conj is not None:
+                subject = _subject_of_conjunct(text, mentions, i)
+                if subject is not None:  # the predicate belongs to the clause's subject
+                    left = mentions[subject]
+                    gap = gap[conj.end():]
             found = classify(gap, left, right)
             if found is None:
                 continue

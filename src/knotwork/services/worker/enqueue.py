@@ -15,6 +15,7 @@ from knotwork.domain.ids import content_hash, stable_id
 from knotwork.domain.models import Document, ProcessingStatus, RawDocument
 from knotwork.domain.ports import DocumentStore, JobQueue
 from knotwork.domain.tasks import ExtractEntitiesTask, ExtractMetadata, Priority
+from knotwork.domain.timeutil import ensure_utc
 
 
 @dataclass
@@ -36,9 +37,9 @@ def enqueue_documents(documents: Iterable[RawDocument], store: DocumentStore, qu
         doc_id = stable_id(group_id, "document", raw.source_system, raw.source_id)
         digest = content_hash(f"{raw.title}\n{raw.content}")  # as the pipeline hashes
         stored = store.get_document_by_source(group_id, raw.source_system, raw.source_id)
-        if stored is not None and stored.content_hash == digest \
-                and stored.processing_status is ProcessingStatus.COMPLETED:
-            report.unchanged += 1
+        if stored is not None and stored.processing_status is ProcessingStatus.COMPLETED \
+                and (stored.content_hash == digest or _older(raw, stored)):
+            report.unchanged += 1  # (an older version than the stored one is not re-applied)
         else:
             if stored is None:
                 store.save_document(_placeholder(raw, doc_id, group_id, digest), [])
@@ -65,3 +66,8 @@ def _placeholder(raw: RawDocument, doc_id: str, group_id: str, digest: str) -> D
         title=raw.title, url=raw.url, author=raw.author, created_at=raw.created_at,
         modified_at=raw.modified_at, mime_type=raw.mime_type, content_hash=digest,
         processing_status=ProcessingStatus.PENDING, chunk_count=0, metadata=raw.metadata)
+
+
+def _older(raw: RawDocument, stored: Document) -> bool:
+    return bool(raw.modified_at and stored.modified_at
+                and ensure_utc(raw.modified_at) < ensure_utc(stored.modified_at))

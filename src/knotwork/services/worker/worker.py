@@ -241,8 +241,8 @@ class Worker:
 
     # ------------------------------------------------------------------ finishing
     def _ack(self, job: Job) -> None:
-        self._queue.ack(job)
-        self.stats.jobs += 1
+        if self._queue.ack(job):  # False when already finished (a batch retried one by one)
+            self.stats.jobs += 1
 
     def _fail(self, job: Job, exc: BaseException) -> None:
         error = _error(exc)
