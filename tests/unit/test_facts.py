@@ -176,3 +176,34 @@ def test_one_statement_naming_two_places_is_no_change() -> None:
     city = fact("acme", "austin", R.HEADQUARTERED_IN, episodes=("ep7",), valid_at=d(2025))
     state = fact("acme", "texas", R.HEADQUARTERED_IN, episodes=("ep7",), valid_at=d(2025))
     assert contradictions(state, [city], NOW) == []
+
+
+def _teams(a: str, b: str) -> bool:
+    return True  # every holder here is a team
+
+
+def test_joining_a_team_ends_the_old_membership() -> None:
+    old = fact("ravi", "search", R.MEMBER_OF, valid_at=d(2023))
+    new = fact("ravi", "billing", R.MEMBER_OF, "Ravi joined the Billing squad in March.", valid_at=d(2025, 3))
+    ended = contradictions(new, [old], NOW, _teams)
+    assert [(f.target_id, f.invalid_at) for f in ended] == [("search", d(2025, 3))]
+
+
+def test_switching_or_now_on_a_team_ends_the_old_membership() -> None:
+    old = fact("ravi", "search", R.MEMBER_OF, valid_at=d(2023))
+    for text in ("Ravi switched over to the Billing squad.", "Ravi is now on Billing."):
+        new = fact("ravi", "billing", R.MEMBER_OF, text, valid_at=d(2025, 3))
+        assert [f.target_id for f in contradictions(new, [old], NOW, _teams)] == ["search"]
+
+
+def test_joining_language_does_not_hand_over_leadership() -> None:
+    """"Mia joined as lead of Atlas" adds a lead; Tom's lead of Atlas does not end."""
+    old = fact("tom", "atlas", R.LEADS, valid_at=d(2023))
+    new = fact("mia", "atlas", R.LEADS, "Mia joined as a lead of Atlas.", valid_at=d(2025))
+    assert contradictions(new, [old], NOW, _teams) == []
+
+
+def test_a_second_membership_without_change_language_keeps_the_first() -> None:
+    old = fact("ravi", "search", R.MEMBER_OF, valid_at=d(2023))
+    new = fact("ravi", "guild", R.MEMBER_OF, "Ravi is also in the Frontend Guild.", valid_at=d(2025))
+    assert contradictions(new, [old], NOW, _teams) == []

@@ -37,9 +37,23 @@ CHANGE_LANGUAGE = re.compile(
     re.IGNORECASE)
 
 
+# A person joining or switching to a team leaves the old one ("joined the Payments team",
+# "switched to Search", "is now on Billing"); said of a holder ("joined as lead") it is no
+# hand-over, so this only counts for relations with one holder per source.
+SOURCE_CHANGE_LANGUAGE = re.compile(
+    r"\b(?:re)?join(?:s|ed|ing)\b|\bswitch(?:es|ed|ing)?\s+(?:\w+\s+){0,2}(?:to|into)\b|"
+    r"\b(?:is|are|am)\s+now\s+(?:on|in|with|part\s+of)\b|\bnew\s+(?:team|squad|group)\b",
+    re.IGNORECASE)
+
+
 def states_change(sentence: str) -> bool:
     """Does the sentence say something changed hands (not just another holder)?"""
     return CHANGE_LANGUAGE.search(sentence) is not None
+
+
+def states_source_change(sentence: str) -> bool:
+    """Does the sentence say its subject changed (team, place), e.g. "Ana joined Search"?"""
+    return states_change(sentence) or SOURCE_CHANGE_LANGUAGE.search(sentence) is not None
 
 
 def fact_key(text: str) -> str:
@@ -90,7 +104,8 @@ def contradictions(new: Fact, existing: Iterable[Fact], now: datetime,
         if set(old.episodes) & set(new.episodes):
             continue  # "headquartered in Austin, Texas": one statement, not a change
         changed = states_change(new.fact)
-        functional_source = new.type in FUNCTIONAL_BY_SOURCE or (changed and new.type in CHANGE_BY_SOURCE)
+        functional_source = new.type in FUNCTIONAL_BY_SOURCE or (
+            new.type in CHANGE_BY_SOURCE and states_source_change(new.fact))
         functional_target = new.type in FUNCTIONAL_BY_TARGET or (changed and new.type in CHANGE_BY_TARGET)
         by_source = functional_source and old.source_id == new.source_id \
             and old.target_id != new.target_id

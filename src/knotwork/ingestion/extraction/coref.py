@@ -3,7 +3,9 @@
 - a lone given name ("Priya") to the full name the chunk states ("Priya Raman");
 - "the project" / "the team" / "the service" / "the company" to the nearest compatible
   entity before it (or, failing that, one of the preceding episodes' entities);
-- he / she to the subject of the latest sentence naming a person.
+- he / she to the subject of the latest sentence naming a person;
+- a sentence-initial "It" to the previous sentence's subject when that is a system, product,
+  technology or organisation ("The Billing Service is critical. It depends on PostgreSQL.").
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ def coref_mentions(text: str, found: Sequence[Mention], context: Sequence[KnownN
             etype = want_type or (EntityType.ORGANIZATION if want_sub == "TEAM" else EntityType.PRODUCT)
             out.append(Mention(m.start(), m.end(), m.group(0), etype, 0.6, "coref", want_sub,
                                refers_to=target))
+    out += _it_mentions(text, found)
     for m in _PRONOUN_RE.finditer(text):
         window = [f for f in found if f.end <= m.start() and m.start() - f.end < 300]
         people = [f for f in window if f.type is EntityType.PERSON and f.extractor != "speaker"]
@@ -78,4 +81,26 @@ def coref_mentions(text: str, found: Sequence[Mention], context: Sequence[KnownN
             ref = next(p for p in people if p.start > boundary)
             out.append(Mention(m.start(), m.end(), m.group(0), EntityType.PERSON, 0.55, "coref",
                                refers_to=ref.refers_to or ref.text))
+    return out
+
+
+# "It is …" + adjective is mostly pleonastic ("It is unclear whether"); "It is owned by" is not
+_IT_RE = re.compile(r"(?:^|(?<=[.!?]\s)|(?<=\n))It\b(?!\s+(?:is|was|'s|’s|seems|looks|would|might|"
+                    r"may|could|should|will be|has been)\s+(?!(?:owned|led|run|maintained|used|built|"
+                    r"developed|managed|hosted|based|located|backed|powered|written|part)\b))", re.MULTILINE)
+_IT_TYPES = frozenset({EntityType.PRODUCT, EntityType.TECHNOLOGY, EntityType.ORGANIZATION})
+
+
+def _it_mentions(text: str, found: Sequence[Mention]) -> list[Mention]:
+    out: list[Mention] = []
+    for m in _IT_RE.finditer(text):
+        before = text[: m.start()].rstrip()
+        sentence_start = max(before.rfind(". ", 0, len(before) - 1), before.rfind("\n")) + 1
+        subject = next((f for f in found if sentence_start <= f.start < m.start()), None)
+        if subject is None or subject.type not in _IT_TYPES or subject.extractor == "speaker":
+            continue
+        if len(text[sentence_start:subject.start].split()) > 2:
+            continue  # not the previous sentence's subject
+        out.append(Mention(m.start(), m.end(), m.group(0), subject.type, 0.55, "coref", subject.subtype,
+                           refers_to=subject.refers_to or subject.text))
     return out

@@ -12,6 +12,8 @@ import structlog
 from knotwork.domain.models import EntityType
 from knotwork.ingestion.extraction.ensemble import Ensemble, VotePolicy, default_extractors
 from knotwork.ingestion.extraction.extractors import LlmVoteExtractor
+from knotwork.ingestion.extraction.mentions import rule_type
+from knotwork.ingestion.extraction.page_labels import label_relations
 from knotwork.ingestion.extraction.relations import relations_in_sentence
 from knotwork.ingestion.extraction.types import (
     ChunkExtraction,
@@ -77,6 +79,7 @@ class EnsembleExtractor:
             self._llm.set_votes(())
         out = []
         for i, (chunk, mentions) in enumerate(zip(chunks, per_chunk, strict=True)):
+            mentions = _with_person_teams(chunk.text, _with_role_people(chunk.text, mentions))
             votes = llm[i] if llm is not None and i < len(llm) else None
             out.append(self._one(chunk.text, chunk.doc, mentions, votes))
         return out
@@ -112,10 +115,69 @@ class EnsembleExtractor:
                 sentence_facts.add((s, t, hit.type))
                 fact = _fact_text(text, start, end, mentions)
                 relations.append(LocalRelation(s, t, hit.type, fact, hit.confidence, start, end))
+        relations += _labelled(text, mentions, index_of, relations)
         if votes is not None and votes.relations:
             relations += _llm_relations(text, votes, entities, sentences, mentions, relations)
         speaker = next((m.text for m in mentions if m.extractor == "speaker" and m.refers_to is None), None)
         return ChunkExtraction(entities, _drop_weaker_duplicates(relations), speaker)
+
+
+_PAREN_TEAM = re.compile(r"^\s+\(((?:[A-Z][a-z][\w-]*)(?:\s+(?:&\s+)?[A-Z][\w-]*){0,3})\)")
+# what a parenthesis after a name says besides a team: a title, a pronoun, a work mode
+_NOT_A_TEAM = re.compile(r"^(?:Head|Director|VP|Chief|Manager|Senior|Staff|Principal|Lead|Engineer|"
+                         r"Intern|Contractor|Consultant|She|He|They|Remote|Onsite|Acting|Interim|"
+                         r"Former|New|Ex|Emeritus|Mon|Tue|Wed|Thu|Fri|Sat|Sun|Jan|Feb|Mar|Apr|May|"
+                         r"Jun|Jul|Aug|Sep|Oct|Nov|Dec)")
+
+
+_ROLE_LINE = re.compile(
+    r"^[ \t]*(?:[-*•][ \t]*)?(?:(?:tech(?:nical)?|team|project|product|engineering|program|line)\s+)?"
+    r"(?:lead|leads|owner|owners|manager|maintainers?|sponsor|authors?|reviewers?|presenters?|assignee|"
+    r"reporter|dri|pm|contact|approvers?|c[a-z]o|vp(?:\s+[A-Za-z]+)?|director|head|on-?call|members?)"
+    r"[ \t]*:[ \t]*(.+)$", re.IGNORECASE | re.MULTILINE)
+_ROLE_NAME = re.compile(r"(?<![\w-])[A-Z][a-z][\w'’-]*(?:\s+(?:de|van|von|da|del|di|le|la|el|al|bin)?\s*"
+                        r"[A-Z][a-z][\w'’-]*){1,2}(?![\w-])")
+
+
+def _with_role_people(text: str, mentions: list[Mention]) -> list[Mention]:
+    """Full names given as a role's value are people: "Project lead: Oluwaseun Adeyemi",
+    "Reviewers: Ines Duarte, Tomasz Kral" (names statistical NER misses or mistypes)."""
+    added: list[Mention] = []
+    for line in _ROLE_LINE.finditer(text):
+        value = re.split(r"[.!?;|](?:\s|$)", line.group(1), maxsplit=1)[0]
+        for name in _ROLE_NAME.finditer(value):
+            start, end = line.start(1) + name.start(), line.start(1) + name.end()
+            if value[:name.start()].count("(") > value[:name.start()].count(")"):
+                continue  # "(Data Engineering)": about the name before it
+            if text[end:end + 1] == " " and text[end + 1:end + 2].isupper():
+                continue
+            if rule_type(name.group(0)) not in (None, (EntityType.PERSON, None)):
+                continue  # "Payments Team", "Ledger Service": not a person
+            if any(o.start < end and start < o.end and o.extractor in ("rule", "gazetteer", "user", "speaker")
+                   for o in mentions):
+                continue
+            added.append(Mention(start, end, name.group(0), EntityType.PERSON, 0.85, "rule"))
+    if not added:
+        return mentions
+    kept = [m for m in mentions if not any(m.start < a.end and a.start < m.end for a in added)]
+    return sorted([*kept, *added], key=lambda m: (m.start, m.end))
+
+
+def _with_person_teams(text: str, mentions: list[Mention]) -> list[Mention]:
+    """A capitalised name in parentheses right after a person is their team:
+    "Reviewers: Jonas Weber (Legal), Priya Nair (Data Engineering)"."""
+    added: list[Mention] = []
+    for m in mentions:
+        if m.type is not EntityType.PERSON or m.extractor == "coref":
+            continue
+        hit = _PAREN_TEAM.match(text[m.end:])
+        if hit is None or _NOT_A_TEAM.match(hit.group(1)):
+            continue
+        start, end = m.end + hit.start(1), m.end + hit.end(1)
+        if any(o.start < end and start < o.end for o in mentions):
+            continue  # already a mention (a place, a technology …): its vote stands
+        added.append(Mention(start, end, hit.group(1), EntityType.ORGANIZATION, 0.8, "rule", "TEAM"))
+    return sorted([*mentions, *added], key=lambda m: (m.start, m.end)) if added else mentions
 
 
 RuleBasedExtractor = EnsembleExtractor  # the name the rest of the code imported first
@@ -132,6 +194,22 @@ def build_extractor(settings: Settings) -> EnsembleExtractor:
     else:
         log.info("gliner.skipped", reason="no model configured (KNOTWORK_GLINER_MODEL_PATH)")
     return EnsembleExtractor(load_spacy(settings.spacy_model), extra)
+
+
+def _labelled(text: str, mentions: list[Mention], index_of: dict[int, int],
+              found: list[LocalRelation]) -> list[LocalRelation]:
+    """Relations stated by "Owner: X" / "Stack: Y" lines about the page's heading."""
+    have = {(r.source, r.target, r.type) for r in found}
+    heading = text.strip().split("\n", 1)[0].strip()
+    out: list[LocalRelation] = []
+    for hit in label_relations(text, [m for m in mentions if m.extractor != "speaker"]):
+        s, t = index_of[id(hit.source)], index_of[id(hit.target)]
+        if s == t or (s, t, hit.type) in have:
+            continue
+        have.add((s, t, hit.type))
+        line = _fact_text(text, hit.start, hit.end, mentions)
+        out.append(LocalRelation(s, t, hit.type, f"{heading} — {line}", 0.7, hit.start, hit.end))
+    return out
 
 
 def _llm_relations(text: str, votes: LlmChunkVotes, entities: list[LocalEntity],

@@ -141,12 +141,6 @@ _TEAM_LOWER_RE = re.compile(  # also at a line or table cell start ("Team: Payme
     r"(?:\b(?:[Tt]he|[Oo]ur|[Tt]heir|[Yy]our|a|[Mm]y)\s+|(?:^|(?<=[:;|(]))[ \t]*)("
     + _LEAD_STOP + r"(?:" + _CAP + r"\s+){1,3}"
     r"(?:team|squad|guild|tribe|chapter|department|division|group|crew))\b", re.MULTILINE)
-_PERSON_TEAM_RE = re.compile(
-    r"\b([A-Z][a-z]+)(?:\s+[A-Z][\w'’-]+){1,3}\s+\(((?:[A-Z][a-z][\w-]*)(?:\s+(?:&\s+)?[A-Z][\w-]*){0,3})\)")
-# what a parenthesis after a name says besides a team: a title, a place, a pronoun
-_NOT_A_TEAM = re.compile(r"^(?:Head|Director|VP|Chief|Manager|Senior|Staff|Principal|Lead|Engineer|"
-                         r"Intern|Contractor|Consultant|She|He|They|Remote|Onsite|Acting|Interim|"
-                         r"Former|New|Ex|Emeritus)\b")
 _POSSESSIVE = re.compile(r"['’]s\s")  # "Ana's team" is Ana's, not a team named so
 _SHAPED = ((_TEAM_RE, EntityType.ORGANIZATION, "TEAM", 0.92),
            (_TEAM_LOWER_RE, EntityType.ORGANIZATION, "TEAM", 0.92),
@@ -166,10 +160,6 @@ def rule_mentions(text: str) -> list[Mention]:
         for m in regex.finditer(text):
             if _plausible(m.group(1)) and not (subtype == "TEAM" and _POSSESSIVE.search(m.group(1))):
                 out.append(Mention(m.start(1), m.end(1), m.group(1), etype, confidence, "rule", subtype))
-    for m in _PERSON_TEAM_RE.finditer(text):  # "Jonas Weber (Legal)": the person's team
-        team = m.group(2)
-        if m.group(1).lower() in FIRST_NAMES and not _NOT_A_TEAM.match(team) and _plausible(team):
-            out.append(Mention(m.start(2), m.end(2), team, EntityType.ORGANIZATION, 0.85, "rule", "TEAM"))
     for m in _CODE_IN_TEXT.finditer(text):
         out.append(Mention(m.start(), m.end(), m.group(0), EntityType.CONCEPT, 0.95, "rule", "IDENTIFIER"))
     for m in _PERSON_RE.finditer(text):

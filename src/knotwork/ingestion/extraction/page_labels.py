@@ -1,0 +1,147 @@
+"""Relations a page states by labelled lines about its subject (its heading).
+
+Confluence pages about one system, project or team say who owns, leads or maintains it with
+"Label: value" lines (or table cells "Label: value; Label: value") instead of sentences:
+
+    Notifications Hub
+    Owning team: Messaging
+    Maintainers: Sara Lindgren, Ahmed El-Sayed
+    Stack: Go, Redis
+
+The subject is the first named thing of the chunk's first line when that line is a heading
+(short, no sentence punctuation, no speaker prefix). Each labelled value relates to it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from knotwork.domain.models import EntityType, RelationType
+from knotwork.ingestion.extraction.types import Mention
+
+R = RelationType
+P, O, L = EntityType.PERSON, EntityType.ORGANIZATION, EntityType.LOCATION
+_NAMED = frozenset({EntityType.PERSON, EntityType.ORGANIZATION})
+_SYSTEMS = frozenset({EntityType.TECHNOLOGY, EntityType.PRODUCT})
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    type: RelationType
+    value_is_source: bool  # "Owner: X" → X OWNS subject; "Stack: X" → subject USES X
+    value_types: frozenset[EntityType]
+    subject_types: frozenset[EntityType] = frozenset({EntityType.PRODUCT, EntityType.ORGANIZATION})
+
+
+_LABELS: tuple[tuple[re.Pattern[str], Label], ...] = tuple(
+    (re.compile(r"^(?:" + words + r")$"), label) for words, label in (
+        (r"(?:tech(?:nical)? |team |project |product |engineering )?(?:lead|leads|leader)|dri|"
+         r"led by|project manager|pm|product owner", Label(R.LEADS, True, _NAMED)),
+        (r"(?:engineering |line )?manager|em|head|managed by", Label(R.MANAGES, True, frozenset({P}))),
+        (r"owner|owners|owning team|owned by|owner team|responsible team|service owner|system owner",
+         Label(R.OWNS, True, _NAMED)),
+        (r"maintainers?|maintained by|maintaining team|on-?call|support team|supported by",
+         Label(R.MAINTAINS, True, _NAMED)),
+        (r"(?:team )?members|engineers|people", Label(R.MEMBER_OF, True, frozenset({P}), frozenset({O}))),
+        (r"(?:tech(?:nology)? )?stack|built with|technolog(?:y|ies)|languages?|frameworks?|runs on|tools",
+         Label(R.USES, False, _SYSTEMS)),
+        (r"depends on|dependencies|upstream(?: dependencies)?|requires",
+         Label(R.DEPENDS_ON, False, _SYSTEMS)),
+        (r"location|locations|office|offices|based in|site|city|region",
+         Label(R.LOCATED_IN, False, frozenset({L}), frozenset({O, EntityType.PRODUCT, P}))),
+        (r"hq|headquarters|headquartered in", Label(R.HEADQUARTERED_IN, False, frozenset({L}), frozenset({O}))),
+    )
+)
+_CELL = re.compile(r"^\s*(?:[-*•]\s*)?([A-Za-z][A-Za-z /&-]{0,30}?)\s*:\s*(\S.*)$")
+_HEADING_END = re.compile(r"[.!?:;,]\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class LabelHit:
+    source: Mention
+    target: Mention
+    type: RelationType
+    start: int  # the labelled line
+    end: int
+
+
+def _subject(text: str, mentions: list[Mention]) -> tuple[Mention, int] | None:
+    """The heading's named thing and where the heading ends."""
+    lead = len(text) - len(text.lstrip())
+    end = text.find("\n", lead)
+    end = len(text) if end < 0 else end
+    heading = text[lead:end]
+    if not heading.strip() or len(heading.split()) > 10 or _HEADING_END.search(heading):
+        return None
+    inside = [m for m in mentions if lead <= m.start and m.end <= end]
+    if any(m.extractor == "speaker" for m in inside):
+        return None
+    for m in inside:
+        if m.type in (EntityType.PRODUCT, EntityType.ORGANIZATION, EntityType.TECHNOLOGY):
+            return m, end
+    return None
+
+
+def _label(name: str) -> Label | None:
+    lowered = re.sub(r"\s+", " ", name.strip().lower())
+    return next((label for regex, label in _LABELS if regex.match(lowered)), None)
+
+
+def label_relations(text: str, mentions: list[Mention]) -> list[LabelHit]:
+    found = _subject(text, mentions)
+    if found is None:
+        return []
+    subject, pos = found
+    hits: list[LabelHit] = []
+    for line in re.finditer(r"[^\n]+", text[pos:]):
+        line_start, line_end = pos + line.start(), pos + line.end()
+        cell_start = line_start
+        for cell in re.split(r"(?<=[;|])", line.group(0)):
+            cell_end = cell_start + len(cell)
+            hits += _cell_hits(text, cell, cell_start, cell_end, subject, mentions, line_start, line_end)
+            cell_start = cell_end
+    return hits
+
+
+def _cell_hits(text: str, cell: str, start: int, end: int, subject: Mention, mentions: list[Mention],
+               line_start: int, line_end: int) -> list[LabelHit]:
+    parsed = _CELL.match(cell.rstrip(";|"))
+    label = _label(parsed.group(1)) if parsed else None
+    if parsed is None or label is None or subject.type not in label.subject_types:
+        return []
+    value_start = start + parsed.start(2)
+    stop = re.search(r"[.!?](?:\s|$)", text[value_start:end])
+    end = value_start + stop.start() if stop else end  # the value, not the sentences after it
+    values = [m for m in mentions if value_start <= m.start and m.end <= end]
+    if not _names_only(text, value_start, end, values):
+        return []  # "On-call: we share a rotation with …": a sentence, not a list of names
+    out: list[LabelHit] = []
+    for m in values:
+        if m.type not in label.value_types:
+            continue
+        before = text[value_start:m.start]
+        if before.count("(") > before.count(")"):
+            continue  # "Messaging (manager: Femi)": the parenthesis is about the value
+        if m.text == subject.text or (m.refers_to or m.text) == (subject.refers_to or subject.text):
+            continue
+        src, tgt = (m, subject) if label.value_is_source else (subject, m)
+        out.append(LabelHit(src, tgt, label.type, line_start, line_end))
+    return out
+
+
+_GLUE = frozenset({"and", "or", "the", "team", "squad", "group", "plus", "with", "also", "tbd"})
+
+
+def _names_only(text: str, start: int, end: int, values: list[Mention]) -> bool:
+    """The value is a list of names (a few glue words at most), not a sentence."""
+    if not values:
+        return False
+    rest, pos = [], start
+    for m in values:
+        rest.append(text[pos:m.start])
+        pos = max(pos, m.end)
+    rest.append(text[pos:end])
+    leftover = re.sub(r"\([^)]*\)?", " ", " ".join(rest))
+    words = [w for w in re.findall(r"[A-Za-z]+", leftover) if w.lower() not in _GLUE]
+    return len(words) <= 2

@@ -1,0 +1,131 @@
+"""Fault tests on the embedded stack: the graph server (FalkorDB, also the Redis of the event
+streams) killed during ingestion and restarted; a locked vector store.
+
+After the crash, ingesting the same source again and ``knotwork reconcile`` must end with the
+same counts as a clean run: documents, chunks, mentions, entities, facts, episodes, vectors.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = [pytest.mark.integration, pytest.mark.models]
+
+_SCRIPT = Path(sys.executable).with_name("knotwork")
+COMMAND = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "knotwork.services.cli"]
+TEAMS = ["Payments", "Search", "Identity", "Billing", "Platform", "Data", "Mobile", "Security"]
+PEOPLE = ["Ana Ruiz", "Bo Lindgren", "Chen Wei", "Dara Okoye", "Emil Novak", "Farah Aziz",
+          "Gus Moreno", "Hana Sato", "Ivo Petrov", "Jia Li", "Kofi Mensah", "Lea Roth"]
+PAGES = 48
+
+
+def _pages(root: Path) -> Path:
+    folder = root / "space"
+    folder.mkdir(parents=True)
+    for i in range(PAGES):
+        team, lead, member = TEAMS[i % 8], PEOPLE[i % 12], PEOPLE[(i * 5 + 3) % 12]
+        html = (f"<h1>Project P{i}</h1><p>{lead} leads Project P{i} for the {team} team. "
+                f"{member} works on Project P{i}. Project P{i} uses PostgreSQL and depends on "
+                f"Project P{(i + 1) % PAGES}.</p>")
+        page = {"id": str(5000 + i), "status": "current", "title": f"Project P{i}",
+                "spaceId": "7", "createdAt": "2026-02-01T10:00:00.000Z",
+                "version": {"number": 1, "createdAt": f"2026-02-{1 + i % 27:02d}T10:00:00.000Z"},
+                "body": {"storage": {"representation": "storage", "value": html}}}
+        (folder / f"{5000 + i}.json").write_text(json.dumps(page))
+    return folder
+
+
+def _env(data: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KNOTWORK_")}
+    env.update({"KNOTWORK_DATA_DIR": str(data), "KNOTWORK_EMBEDDER": "hashing",
+                "HF_HUB_OFFLINE": "1", "NO_COLOR": "1"})
+    return env
+
+
+def _run(data: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*COMMAND, *args], env=_env(data), capture_output=True, text=True,
+                          timeout=600, check=False)
+
+
+def _counts(data: Path) -> dict[str, Any]:
+    from knotwork.core import Knotwork
+    from knotwork.domain.ports import Collection
+    from knotwork.settings import EmbedderBackend, Settings
+
+    with Knotwork(Settings(data_dir=data, embedder=EmbedderBackend.HASHING)) as kw:  # type: ignore[arg-type]
+        group = kw.settings.group
+        graph = kw.runtime.graph.counts(group)
+        docs = kw.runtime.documents.counts(group)
+        statuses = sorted({d.processing_status.value
+                           for d in kw.runtime.documents.list_documents(group)})
+        vectors = {c.value: kw.runtime.vectors.count(c, group)
+                   for c in (Collection.ENTITIES, Collection.FACTS, Collection.CHUNKS)}
+        names = sorted(e.name for e in kw.runtime.graph.list_entities(group))
+        return {"graph": graph.model_dump(), "documents": docs.model_dump(),
+                "statuses": statuses, "vectors": vectors, "entity_names": names}
+
+
+def _completed(data: Path) -> int:
+    db = data / "knotwork.db"
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as conn:
+            row = conn.execute("select count(*) from documents where processing_status = "
+                               "'COMPLETED'").fetchone()
+            return int(row[0])
+    except sqlite3.Error:
+        return 0
+
+
+def test_graph_server_killed_mid_ingest_then_resumed_and_reconciled(tmp_path: Path) -> None:
+    source = _pages(tmp_path)
+    clean = tmp_path / "clean"
+    assert _run(clean, "ingest", str(source)).returncode == 0
+    expected = _counts(clean)
+    assert expected["documents"]["documents"] == PAGES
+
+    crashed = tmp_path / "crashed"
+    proc = subprocess.Popen([*COMMAND, "ingest", str(source)], env=_env(crashed),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while _completed(crashed) == 0 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+    state = json.loads((crashed / "falkordb" / "server.json").read_text())
+    os.kill(int(state["pid"]), signal.SIGKILL)  # the graph server dies mid-ingest
+    _, stderr = proc.communicate(timeout=300)
+    assert 0 < _completed(crashed) < PAGES, "the kill came too late to test anything"
+    assert proc.returncode != 0, stderr
+    assert len(stderr.strip().splitlines()) == 1 and stderr.startswith("knotwork: error:")
+
+    resumed = _run(crashed, "ingest", str(source))  # restarts the server from its AOF
+    assert resumed.returncode == 0, resumed.stderr
+    reconciled = _run(crashed, "reconcile", "--json")
+    assert reconciled.returncode == 0, reconciled.stderr
+    assert _counts(crashed) == expected
+    again = json.loads(_run(crashed, "reconcile", "--json").stdout)
+    assert again["orphan_episode_documents"] == [] and again["entity_vectors_added"] == 0
+
+
+def test_a_locked_vector_store_is_a_clear_error(tmp_path: Path) -> None:
+    from knotwork.core import Knotwork
+    from knotwork.settings import EmbedderBackend, Settings
+
+    data = tmp_path / "data"
+    with Knotwork(Settings(data_dir=data, embedder=EmbedderBackend.HASHING)) as kw:  # type: ignore[arg-type]
+        kw.add_episode("Ana Ruiz leads Project Kestrel.")
+        proc = _run(data, "query", "Who leads Project Kestrel?")
+        assert proc.returncode == 2
+        [line] = proc.stderr.strip().splitlines()
+        assert "another process" in line and "qdrant" in line
+    assert _run(data, "query", "Who leads Project Kestrel?").returncode == 0  # free again
