@@ -6,7 +6,9 @@ Ingests the sample corpus into a fresh data dir (or uses ``--data``), starts ``k
 as a child process, measures the single-client latency over the question set, then runs
 ``--clients`` concurrent clients for ``--seconds`` and prints p50/p95/max, throughput, the
 error count and the ratio of the concurrent p95 to the single-client p95 (goal ≤ 2.0, with
-zero errors). Appends a JSON line to bench/results/load.jsonl.
+zero errors). The server runs with the query cache on (``--no-cache`` to compare); the
+single-client figure is measured after a warm-up pass, like the concurrent one.
+Appends a JSON line to bench/results/load.jsonl.
 """
 
 from __future__ import annotations
@@ -84,9 +86,13 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--data", type=Path, default=None, help="an ingested data dir to serve")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--no-cache", action="store_true",
+                        help="serve without the Redis query cache (on by default here)")
     args = parser.parse_args()
     console = Console()
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    if not args.no_cache:  # the design's query-result cache (the embedded FalkorDB's Redis)
+        env["KNOTWORK_CACHE_ENABLED"] = "true"
     workdir = Path(tempfile.mkdtemp(prefix="knotwork-load-"))
     data = args.data or workdir / "data"
     try:
@@ -132,6 +138,7 @@ def main() -> None:
         shutil.rmtree(workdir, ignore_errors=True)
     figures = {
         "when": datetime.now(UTC).isoformat(timespec="seconds"), "clients": args.clients,
+        "cache": not args.no_cache,
         "seconds": args.seconds, "requests": len(latencies), "errors": errors[0],
         "throughput_rps": round(len(latencies) / wall, 2),
         "single_p50_ms": round(statistics.median(single) * 1000, 1),

@@ -129,3 +129,26 @@ def test_a_locked_vector_store_is_a_clear_error(tmp_path: Path) -> None:
         [line] = proc.stderr.strip().splitlines()
         assert "another process" in line and "qdrant" in line
     assert _run(data, "query", "Who leads Project Kestrel?").returncode == 0  # free again
+
+
+def test_sigterm_stops_the_embedded_graph_server_with_the_cli(tmp_path: Path) -> None:
+    source = _pages(tmp_path)
+    data = tmp_path / "data"
+    proc = subprocess.Popen([*COMMAND, "ingest", str(source)], env=_env(data),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    state_file = data / "falkordb" / "server.json"
+    deadline = time.monotonic() + 120
+    while not state_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    server_pid = int(json.loads(state_file.read_text())["pid"])
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=120)
+    assert proc.returncode != 0
+    for _ in range(100):  # the server is gone (no orphan left behind)
+        try:
+            os.kill(server_pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail(f"the embedded FalkorDB (pid {server_pid}) outlived the CLI")

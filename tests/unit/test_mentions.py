@@ -292,3 +292,28 @@ def test_known_names_ignore_lowercase_and_stop_words() -> None:
              "status": KnownName("Status", EntityType.CONCEPT, None)}
     found = find_mentions("the atlas of maps. Status: green.", None, known)
     assert found == []
+
+
+def test_team_after_a_capitalised_article_or_a_label() -> None:
+    from knotwork.ingestion.extraction.mentions import rule_mentions
+
+    def teams(text: str) -> set[str]:
+        return {m.text for m in rule_mentions(text) if m.subtype == "TEAM"}
+
+    assert "Growth team" in teams("The Growth team ships on Fridays.")
+    assert "Growth team" in teams("Name: Lina Park; Team: Growth team; Office: Oslo")
+    assert "Growth team" in teams("Growth team\nOwner: Lina Park")
+    # a person's team is theirs, not a team named "Lina Park's team"
+    assert not any("Park" in t for t in teams("Lina Park's team ships on Fridays."))
+
+
+def test_role_lines_name_people_and_parentheses_name_their_teams() -> None:
+    from knotwork.ingestion.extraction.extractor import _with_person_teams, _with_role_people
+
+    text = "Reviewers: Oyelaran Bakare (Data Science), Ngozi Eze (CFO). Budget: Finance Ops"
+    found = _with_person_teams(text, _with_role_people(text, []))
+    kinds = {(m.text, m.type, m.subtype) for m in found}
+    assert ("Oyelaran Bakare", EntityType.PERSON, None) in kinds
+    assert ("Ngozi Eze", EntityType.PERSON, None) in kinds
+    assert ("Data Science", EntityType.ORGANIZATION, "TEAM") in kinds
+    assert not any(m.text in ("CFO", "Finance Ops") for m in found)  # a title; not a role line

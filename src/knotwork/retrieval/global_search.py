@@ -19,20 +19,27 @@ from datetime import datetime
 
 from pydantic import TypeAdapter
 
-from knotwork.communities.report import partition
-from knotwork.domain.models import Community, Entity, Fact, KeyPoint, QueryMode, QueryResult
+from knotwork.domain.models import (
+    Community,
+    Entity,
+    Episode,
+    Fact,
+    KeyPoint,
+    QueryMode,
+    QueryResult,
+)
 from knotwork.domain.ports import CacheLayer, Collection, DocumentStore
 from knotwork.domain.timeutil import holds_at
 from knotwork.ingestion.chunking import count_tokens
 from knotwork.retrieval.citations import CitationResolver
+from knotwork.retrieval.community_index import CommunityIndex, community_index
 from knotwork.retrieval.config import GlobalSearchConfig
 from knotwork.retrieval.global_rank import (
     Candidate,
-    choose_level,
+    expand_query,
     map_community,
     prefilter,
     reduce_points,
-    score_communities,
     score_points,
     top_communities,
 )
@@ -93,39 +100,64 @@ class GlobalSearch:
             cache.set(CacheLayer.COMMUNITY, self._group, "all", _COMMUNITIES.dump_json(communities).decode())
         return communities
 
-    def _load(self, trace: list[str]) -> list[Community]:
-        communities = self._communities()
-        if communities or self._build is None or not self._cfg.build_on_demand:
-            return communities
-        trace.append("no communities yet: building them on demand")
-        self._build()
-        return self._communities()
+    def _index(self, trace: list[str]) -> CommunityIndex | None:
+        """The tenant's community index (built on demand when it has no communities)."""
+        graph, group = self._rt.graph, self._group
+        state = graph.get_community_state(group)
+        if (state is None or state.community_count == 0) and self._build is not None \
+                and self._cfg.build_on_demand and not self._communities():
+            trace.append("no communities yet: building them on demand")
+            self._build()
+            state = graph.get_community_state(group)
+        if state is None or state.community_count == 0:
+            communities = self._communities()  # no build record (a restore, a test): uncached
+            return CommunityIndex(communities) if communities else None
+        index = community_index(graph, group, state, self._communities, self._cfg.index_ttl_s)
+        return index if index.communities else None
+
+    def _relevance(self, question: str, qvec: Sequence[float], index: CommunityIndex
+                   ) -> dict[str, float]:
+        """Community id -> relevance (vector top-k + BM25), for the communities scoring > 0."""
+        cfg = self._cfg
+        hits = self._rt.vectors.search(Collection.COMMUNITIES, qvec, group_id=self._group,
+                                       limit=min(len(index.communities), cfg.community_vector_limit))
+        vector = {h.id: h.score for h in hits if h.id in index.by_id}
+        plain, expanded = index.bm25(question), index.bm25(expand_query(question))
+        lexical = {cid: max(plain.get(cid, 0.0), expanded.get(cid, 0.0))
+                   for cid in set(plain) | set(expanded)}
+        return {cid: round(cfg.weight_community_vector * max(0.0, vector.get(cid, 0.0))
+                           + cfg.weight_community_lexical * lexical.get(cid, 0.0), 6)
+                for cid in set(vector) | set(lexical)}
 
     def search(self, question: str, *, level: int | None = None, top_k: int | None = None,
                as_of: datetime | None = None, max_points: int | None = None) -> GlobalOutcome:
         cfg = self._cfg
         trace: list[str] = []
-        communities = self._load(trace)
-        if not communities:
+        index = self._index(trace)
+        if index is None:
             trace.append("no communities for this tenant")
             return GlobalOutcome(question, available=False, trace=trace)
-        max_level = max(c.level for c in communities)
+        max_level = index.max_level
         if level is not None and not 0 <= level <= max_level:
             raise ValueError(f"community_level must be between 0 and {max_level}, got {level}")
         qvec = self._rt.embedder.embed([question])[0]
-        hits = self._rt.vectors.search(Collection.COMMUNITIES, qvec, group_id=self._group,
-                                       limit=min(len(communities), cfg.community_vector_limit))
-        relevance = score_communities(question, communities, {h.id: h.score for h in hits}, cfg)
+        relevance = self._relevance(question, qvec, index)
         if level is None:
-            level, fits = choose_level(communities, relevance, cfg)
+            fits = {lvl: round(index.level_fit(relevance, lvl, cfg.level_fit_top), 6)
+                    for lvl in index.levels}
+            best = max(fits.values())
+            level = min(lvl for lvl, fit in fits.items() if fit >= best - 1e-9)
             trace.append("level fit: " + ", ".join(f"{lvl}={fit:.2f}" for lvl, fit in fits.items())
                          + f" → level {level}")
         else:
             trace.append(f"level {level} (requested)")
-        members = partition(communities, level)
-        chosen = top_communities(members, relevance, top_k or cfg.top_k_communities,
+        members = index.members.get(level, frozenset())
+        scored = [index.by_id[cid] for cid in relevance if cid in members] \
+            if cfg.min_community_score > 0 else [c for c in index.communities if c.id in members]
+        ranked = top_communities(scored, relevance, top_k or cfg.top_k_communities,
                                  cfg.min_community_score)
-        names = {c.id: c.name for c in communities}
+        chosen = self._fresh(ranked)
+        names = {c.id: c.name for c in index.communities}
         trace.append(f"communities: {len(chosen)} of {len(members)} at level {level} mapped"
                      + (f" (best: {chosen[0][0].name}, {chosen[0][1]:.2f})" if chosen else ""))
         outcome = GlobalOutcome(question, available=True, level=level, communities=chosen,
@@ -151,21 +183,42 @@ class GlobalSearch:
                      + (f" (best {outcome.points[0].score:.2f})" if outcome.points else ""))
         return outcome
 
+    def _fresh(self, ranked: Sequence[tuple[Community, float]]) -> list[tuple[Community, float]]:
+        """The chosen communities as the graph has them now (the index may lag a summary
+        refresh); one gone since the index was built is dropped."""
+        out: list[tuple[Community, float]] = []
+        for community, score in ranked:
+            current = self._rt.graph.get_community(self._group, community.id)
+            if current is not None:
+                out.append((current, score))
+        return out
+
     def _candidates(self, qvec: Sequence[float], communities: Sequence[Community],
                     as_of: datetime | None) -> dict[str, list[Candidate]]:
-        """Per community: key facts, source sentences, the theme; each text in one community."""
-        group = self._group
+        """Per community: key facts, source sentences, the theme; each text in one community.
+        Facts and source chunks of all communities are read in one call each."""
+        cfg, group = self._cfg, self._group
         prior = {str(h.payload.get("chunk_id") or h.id): h.score for h in self._rt.vectors.search(
             Collection.CHUNKS, qvec, group_id=group, limit=CHUNK_PRIOR_LIMIT)}
         facts = {f.id: f for f in self._rt.graph.get_facts(
             group, [i for c in communities for i in c.key_facts])}
+        sources: dict[str, list[str]] = {}
+        for c in communities:
+            central = c.central_entities[: cfg.central_entities]
+            mentioned = self._rt.documents.chunks_mentioning(group, central, cfg.mention_chunks) \
+                if central else []
+            sources[c.id] = list(dict.fromkeys([*c.citations, *mentioned]))
+        episodes = {e.id: e for e in self._rt.graph.get_episodes(
+            group, list(dict.fromkeys(i for ids in sources.values() for i in ids)))}
         seen: set[str] = set()
-        return {c.id: self._community_candidates(c, facts, prior, seen, as_of) for c in communities}
+        return {c.id: self._community_candidates(
+            c, facts, [episodes[i] for i in sources[c.id] if i in episodes], prior, seen, as_of)
+            for c in communities}
 
     def _community_candidates(self, community: Community, facts: dict[str, Fact],
-                              prior: dict[str, float], seen: set[str],
-                              as_of: datetime | None) -> list[Candidate]:
-        cfg, group = self._cfg, self._group
+                              episodes: Sequence[Episode], prior: dict[str, float],
+                              seen: set[str], as_of: datetime | None) -> list[Candidate]:
+        cfg = self._cfg
         items: list[Candidate] = []
         for fact_id in community.key_facts:
             fact = facts.get(fact_id)
@@ -173,11 +226,7 @@ class GlobalSearch:
                 _add(items, seen, Candidate(
                     fact.fact, community.id, list(fact.episodes), fact_id=fact.id,
                     prior=max((prior.get(e, 0.0) for e in fact.episodes), default=0.0)))
-        central = community.central_entities[: cfg.central_entities]
-        mentioned = self._rt.documents.chunks_mentioning(group, central, cfg.mention_chunks) \
-            if central else []
-        chunk_ids = list(dict.fromkeys([*community.citations, *mentioned]))
-        for episode in self._rt.graph.get_episodes(group, chunk_ids):
+        for episode in episodes:
             if as_of is not None and episode.valid_at > as_of:
                 continue
             kept = 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -292,6 +293,10 @@ def _first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
+def _terminate(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def main() -> None:
     """Run the CLI; every error (usage errors included) is one line on stderr."""
     try:
@@ -299,6 +304,9 @@ def main() -> None:
     except ImportError:  # pragma: no cover - older typer uses click itself
         from click import exceptions as click_exc  # type: ignore[no-redef]
 
+    # SIGTERM unwinds like Ctrl-C, so the stores close and an embedded graph server this
+    # process started stops with it (`knotwork worker` installs its own graceful handler)
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         code = app(standalone_mode=False)
     except click_exc.NoArgsIsHelpError as exc:  # the help text is already printed

@@ -26,13 +26,15 @@ class Pattern:
     source_types: frozenset[EntityType] | None = None
     target_types: frozenset[EntityType] | None = None
     target_subtypes: frozenset[str | None] | None = None
+    weak_place: bool = False  # the wording says the target is a place, whatever NER guessed
 
 
 def _p(rel: RelationType, pattern: str, reverse: bool = False, src: set[EntityType] | None = None,
-       tgt: set[EntityType] | None = None, tgt_sub: set[str | None] | None = None) -> Pattern:
+       tgt: set[EntityType] | None = None, tgt_sub: set[str | None] | None = None,
+       weak_place: bool = False) -> Pattern:
     return Pattern(rel, re.compile(pattern), reverse,
                    frozenset(src) if src else None, frozenset(tgt) if tgt else None,
-                   frozenset(tgt_sub) if tgt_sub is not None else None)
+                   frozenset(tgt_sub) if tgt_sub is not None else None, weak_place)
 
 
 P, O, L = EntityType.PERSON, EntityType.ORGANIZATION, EntityType.LOCATION
@@ -66,6 +68,10 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(R.LEADS, r"^,\s*(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:lead|leader|owner|dri)\s+(?:of|for|on)\s*(?:the\s+)?$", src={P}),
     _p(R.MANAGES, r"^,\s*(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:head|director|manager|vp|chief)\s+(?:of|for)\s*(?:the\s+)?$", src={P}),
     _p(R.HEADQUARTERED_IN, r"\b(?:headquartered|hq(?:'d)?|head office is) in\b|\bheadquarters (?:is |are )?in\b"),
+    # "a startup based in Cork": a one-word place the statistical model called an organisation
+    _p(R.LOCATED_IN, r"\b(?:based|located|situated|offices? (?:is |are )?)\s+in\s*$", tgt={L}, weak_place=True),
+    # "the Revenue Dashboard in Looker", "the nightly jobs on Airflow"
+    _p(R.USES, r"^\s*(?:in|on)\s*$", src={EntityType.PRODUCT}, tgt={EntityType.TECHNOLOGY}),
     _p(R.DEPENDS_ON, r"\b(?:depends?|depending|depended|relies|rely|relying|relied) (?:heavily |directly |entirely )?on\b|\bdependent on\b|\brequires?\b|\bcalls\b|\bconsumes?\b|\b(?:reads|pulls|consumes|fetches|loads)(?:\s+\w+){0,3}\s+from\b|\b(?:writes|publishes|sends|pushes)(?:\s+\w+){0,2}\s+to\b|\bintegrates? with\b|\bgoes through\b|\bbacked by\b"),
     # a stack list in parentheses: "Cart Service (Java, Spring Boot, PostgreSQL)"
     _p(R.USES, r"^\s*\(\s*$", src={EntityType.PRODUCT}, tgt={EntityType.TECHNOLOGY}),
@@ -136,7 +142,14 @@ _TITLE = re.compile(r"^(?:C[A-Z]{1,3}O|S?E?VP\b.*|Head of\b.*|Director\b.*|Chief
                     r"(?:Senior |Staff |Principal )?(?:Manager|Engineer|Lead)\b.*)$")
 
 
+def _weak_place(m: Mention) -> bool:
+    return (m.type is EntityType.ORGANIZATION and m.subtype is None and " " not in m.text
+            and set(m.votes or (m.extractor,)) <= {"spacy", "shape"})
+
+
 def _allowed(p: Pattern, src: Mention, tgt: Mention) -> bool:
+    if p.weak_place and _weak_place(tgt) and src.type is not EntityType.LOCATION:
+        return True
     if not (_fits(src, p.source_types) and _fits(tgt, p.target_types)):
         return False
     if p.type in (R.MEMBER_OF, R.WORKS_AT) and _TITLE.match(tgt.text):
@@ -156,6 +169,8 @@ def classify(gap: str, left: Mention, right: Mention) -> tuple[RelationType, boo
     lowered = gap.lower()
     if _TEAMS_OF.match(lowered) or re.match(r"^\s*\)", lowered):
         return None  # "Ana's team maintains X": the team does, not Ana; "(Ana) owns X" neither
+    if "(" in lowered and ")" in lowered:  # "the Payments team (Ana Ruiz) owns X": skip the aside
+        lowered = re.sub(r"\s*\([^()]*\)", "", lowered)
     row_cells = re.split(r"[;|]", lowered)
     if len(row_cells) > 1:
         # a table row rendered "Name: X; Team: Y; Manager: Z": only the last "Header:" counts
@@ -171,10 +186,10 @@ def classify(gap: str, left: Mention, right: Mention) -> tuple[RelationType, boo
             lowered_for_match = lowered
         elif all(_LIST_SEP.match(p) for p in parts[1:]):
             lowered_for_match = parts[0]  # "depends on Kafka and PostgreSQL"
+        elif parts[-1].strip() == "(":
+            return None  # "Jonas (Legal), Priya (Data)": the parenthesis is about Priya
         elif all(_LIST_SEP.match(p) for p in parts[:-1]):
             lowered_for_match = parts[-1]  # "Lucas and Nina work at Globex"
-        elif len(parts) == 2 and parts[0].strip() == "(" and parts[1].lstrip().startswith(")"):
-            lowered_for_match = parts[1].lstrip()[1:]  # "the Payments team (Ana) owns X"
         else:
             return None
     if len(lowered_for_match.split()) > _MAX_GAP_TOKENS:

