@@ -146,3 +146,64 @@ def test_based_in_a_place_ner_mistyped() -> None:
         classify(", a small startup based in ", firm, team)[0] is not R.LOCATED_IN
     # plain "in" is no statement of place for a mistyped organisation
     assert classify(" works in ", firm, town)[0] is not R.LOCATED_IN
+
+
+def test_nobody_uses_a_team() -> None:
+    from knotwork.domain.models import EntityType
+    from knotwork.ingestion.extraction.relations import classify
+    from knotwork.ingestion.extraction.types import Mention
+
+    who = Mention(0, 11, "Keanu Makoa", EntityType.ORGANIZATION, 0.6, "spacy", votes=("spacy",))
+    group = Mention(40, 52, "Tooling group", EntityType.ORGANIZATION, 0.9, "rule", "TEAM", votes=("rule",))
+    found = classify(" is moving to the ", who, group)
+    assert found is None or found[0] is not R.USES
+
+
+def test_a_new_clause_with_its_own_subject_is_not_the_left_mentions() -> None:
+    from knotwork.domain.models import EntityType
+    from knotwork.ingestion.extraction.relations import classify
+    from knotwork.ingestion.extraction.types import Mention
+
+    founder = Mention(0, 9, "Lena Olin", EntityType.PERSON, 0.9, "rule", votes=("rule",))
+    buyer = Mention(60, 70, "Brightpath", EntityType.ORGANIZATION, 0.9, "rule", votes=("rule",))
+    found = classify(", and in 2022 we were acquired by ", founder, buyer)
+    assert found is None or found[0] is not R.ACQUIRED
+    assert classify(" was acquired by ", founder, buyer)[0] is R.ACQUIRED  # "X was acquired by Y"
+
+
+def test_a_place_in_a_place_only_when_said_so() -> None:
+    from knotwork.domain.models import EntityType
+    from knotwork.ingestion.extraction.relations import classify
+    from knotwork.ingestion.extraction.types import Mention
+
+    city = Mention(0, 6, "Leeds", EntityType.LOCATION, 0.9, "spacy", votes=("spacy", "gliner"))
+    other = Mention(40, 46, "Bergen", EntityType.LOCATION, 0.9, "spacy", votes=("spacy", "gliner"))
+    assert classify(" in ", city, other)[0] is R.LOCATED_IN
+    found = classify(" with a second office in ", city, other)
+    assert found is None or found[0] is not R.LOCATED_IN
+
+
+def test_a_company_named_by_its_first_word(rel: Any) -> None:
+    found = rel("Welcome to Brightwater Analytics Inc.\nBrightwater is headquartered in Leeds.")
+    assert ("Brightwater Analytics Inc", R.HEADQUARTERED_IN, "Leeds") in found
+
+
+def test_a_generic_first_word_is_no_company() -> None:
+    from knotwork.domain.models import EntityType
+    from knotwork.ingestion.extraction.coref import given_name_mentions
+    from knotwork.ingestion.extraction.types import Mention
+
+    text = "Global Freight Ltd signed. Global demand is up."
+    firm = Mention(0, 18, "Global Freight Ltd", EntityType.ORGANIZATION, 0.9, "rule")
+    assert given_name_mentions(text, [firm]) == []
+
+
+def test_second_predicate_after_an_untyped_first_one(rel: Any) -> None:
+    found = rel("Lucia Romano visited Kenji Watanabe and reports to Maria Santos.")
+    assert ("Lucia Romano", R.REPORTS_TO, "Maria Santos") in found
+    assert ("Kenji Watanabe", R.REPORTS_TO, "Maria Santos") not in found
+
+
+def test_second_predicate_across_a_named_thing(rel: Any) -> None:
+    found = rel("Lucia Romano stays the Kotlin guild lead and will report to Maria Santos from May.")
+    assert ("Lucia Romano", R.REPORTS_TO, "Maria Santos") in found

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from knotwork.communities.report import partition
 from knotwork.domain.models import Community, CommunityState
+from knotwork.observability.tracing import unwrap
 from knotwork.retrieval.global_rank import community_text
 from knotwork.retrieval.lexical import terms
 
@@ -117,6 +118,7 @@ def community_index(graph: object, group_id: str, state: CommunityState,
                     load: Callable[[], Sequence[Community]], ttl: float) -> CommunityIndex:
     """The tenant's index for this build: reused while the build record is unchanged and the
     index is younger than ``ttl`` seconds, else rebuilt from ``load()``."""
+    graph = unwrap(graph)  # the tracing wrapper is not weak-referenceable; the store is
     key = fingerprint(state)
     now = time.monotonic()
     with _LOCK:

@@ -16,6 +16,7 @@ import structlog
 from knotwork.domain.models import QueryMode, QueryResult
 from knotwork.domain.ports import CacheLayer
 from knotwork.resolution.normalize import normalize_name
+from knotwork.retrieval.aggregate import aggregate
 from knotwork.retrieval.config import DriftConfig, GlobalSearchConfig, LocalSearchConfig
 from knotwork.retrieval.drift import DriftSearch
 from knotwork.retrieval.global_search import GlobalSearch
@@ -23,6 +24,7 @@ from knotwork.retrieval.local import NO_ANSWER, LocalSearch
 from knotwork.retrieval.multihop import multi_hop
 from knotwork.retrieval.router import Route, route, split_parts
 from knotwork.retrieval.support import abstain, evidence_of, unsupported
+from knotwork.retrieval.temporal_question import question_time
 from knotwork.runtime import Runtime
 
 log = structlog.get_logger(__name__)
@@ -72,6 +74,15 @@ class QueryEngine:
                           self.local_search.config.uncovered_share)
         return abstain(result, why) if why else result
 
+    def aggregate(self, question: str, *, as_of: datetime | None) -> QueryResult | None:
+        """A count/list question ("How many teams are in X?") counted from the graph."""
+        named = [e for _, e in self.local_search.named_in(question)
+                 if normalize_name(e.name) in normalize_name(question)]
+        if not named:
+            return None
+        return aggregate(self._rt.graph, self._rt.documents, self._group, question, named,
+                         as_of=as_of)
+
     # ------------------------------------------------------------------ modes
     def local(self, question: str, *, as_of: datetime | None, max_context_tokens: int,
               seed_entity_ids: tuple[str, ...] = ()) -> QueryResult:
@@ -120,6 +131,13 @@ class QueryEngine:
         question = question.strip()
         if not question:
             raise ValueError("the question is empty")
+        time_note = None
+        if as_of is None:  # "Who led X in August 2023?": the question's own time is the as_of
+            stated = question_time(question)
+            if stated is not None:
+                as_of = stated.when
+                time_note = (f"as_of {as_of.isoformat()} from the question ('{stated.phrase}', "
+                             f"{stated.anchor} of the period)")
         cache = self._rt.cache
         key = json.dumps([mode.value, question, as_of.isoformat() if as_of else None, max_context_tokens,
                           community_level, top_k_communities, max_iterations, convergence_threshold,
@@ -132,6 +150,8 @@ class QueryEngine:
                               community_level=community_level, top_k_communities=top_k_communities,
                               max_iterations=max_iterations,
                               convergence_threshold=convergence_threshold)
+        if time_note:
+            result.reasoning_trace.insert(0, time_note)
         if cache is not None:
             used = {e.id for e in result.entities} | {x for f in result.facts
                                                       for x in (f.source_id, f.target_id)}
@@ -143,6 +163,10 @@ class QueryEngine:
                 max_context_tokens: int, community_level: int | None,
                 top_k_communities: int | None, max_iterations: int | None,
                 convergence_threshold: float | None) -> QueryResult:
+        if mode in (QueryMode.AUTO, QueryMode.LOCAL):
+            counted = self.aggregate(question, as_of=as_of)
+            if counted is not None:
+                return counted
         chosen = mode
         routed: Route | None = None
         if mode is QueryMode.AUTO:

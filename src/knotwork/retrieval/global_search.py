@@ -45,6 +45,7 @@ from knotwork.retrieval.global_rank import (
 )
 from knotwork.retrieval.router import asks_for_themes
 from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
+from knotwork.retrieval.vector_cache import embed_cached
 from knotwork.runtime import Runtime
 
 _COMMUNITIES: TypeAdapter[list[Community]] = TypeAdapter(list[Community])
@@ -172,7 +173,7 @@ class GlobalSearch:
         shortlists = [prefilter(question, candidates.get(c.id, []), per_community, cfg, themes)
                       for c, _ in chosen]
         texts = list(dict.fromkeys(c.text for short in shortlists for c in short))
-        vectors = dict(zip(texts, self._rt.embedder.embed(texts), strict=True)) if texts else {}
+        vectors = dict(zip(texts, embed_cached(self._rt.embedder, texts), strict=True))
         for (community, score), short in zip(chosen, shortlists, strict=True):
             semantic = [sum(a * b for a, b in zip(qvec, vectors[c.text], strict=True)) for c in short]
             score_points(short, semantic, score, cfg, themes)

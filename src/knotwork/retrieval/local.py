@@ -21,6 +21,7 @@ from knotwork.retrieval.config import LocalSearchConfig
 from knotwork.retrieval.lexical import STOPWORDS, bm25_scores, terms
 from knotwork.retrieval.question import analyze
 from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
+from knotwork.retrieval.vector_cache import embed_cached
 from knotwork.runtime import Runtime
 
 _SPEAKER = re.compile(r"^([A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,3})\s*(?:\([^)]{1,30}\))?:\s+(?=\S)")
@@ -174,8 +175,9 @@ class LocalSearch:
         _recency_bonus(units, cfg.bonus_recency)
         shortlist = sorted(units, key=lambda u: -(u.parts["lexical"] + u.bonus))[: cfg.max_units_scored]
         todo = [u for u in shortlist if u.cosine is None or u.context.strip()]
-        vectors = self._rt.embedder.embed(
-            [f"{u.text} ({u.context.strip()})" if u.context.strip() else u.text for u in todo])
+        vectors = embed_cached(self._rt.embedder,
+                               [f"{u.text} ({u.context.strip()})" if u.context.strip() else u.text
+                                for u in todo])
         for u, vec in zip(todo, vectors, strict=True):
             u.cosine = sum(a * b for a, b in zip(qvec, vec, strict=True))
         for u in shortlist:

@@ -89,6 +89,10 @@ def configure_engine(engine: Engine) -> Engine:
         try:
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA busy_timeout=30000")
+            # WAL: readers (the API) never block the writer; synchronous=NORMAL syncs at
+            # checkpoints, not at every commit (a crash of the process loses nothing)
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
         finally:
             cursor.close()
 
@@ -374,7 +378,9 @@ class SqlDocumentStore:
         stmt = (
             select(EntityMentionRow.chunk_id, hits)
             .where(
-                EntityMentionRow.group_id == group_id,
+                # coalesce keeps planners (SQLite without statistics) off the group index,
+                # which scans every mention of the tenant; the entity index is selective
+                func.coalesce(EntityMentionRow.group_id, "") == group_id,
                 EntityMentionRow.entity_id.in_(list(dict.fromkeys(entity_ids))[:_IN_BATCH]),
             )
             .group_by(EntityMentionRow.chunk_id)

@@ -1,6 +1,7 @@
 """Coreference for the common cases, after the vote: these mentions are links, not votes.
 
-- a lone given name ("Priya") to the full name the chunk states ("Priya Raman");
+- a lone given name ("Priya") to the full name the chunk states ("Priya Raman"), and a
+  company's first word ("Northwind") to its full name ("Northwind Analytics");
 - "the project" / "the team" / "the service" / "the company" to the nearest compatible
   entity before it (or, failing that, one of the preceding episodes' entities);
 - he / she to the subject of the latest sentence naming a person;
@@ -43,6 +44,29 @@ def given_name_mentions(text: str, found: Sequence[Mention]) -> list[Mention]:
             continue
         for hit in re.finditer(r"\b" + re.escape(words[0]) + r"\b(?!\s+[A-Z])", text):
             out.append(Mention(hit.start(), hit.end(), hit.group(0), EntityType.PERSON, 0.75,
+                               "rule", refers_to=m.refers_to or m.text))
+    return out + _short_company_mentions(text, found)
+
+
+# generic first words that name no company on their own ("Global Payments Ltd" ≠ "Global")
+_GENERIC_FIRST = frozenset({"global", "international", "united", "national", "general", "first",
+                            "new", "american", "european", "digital", "data", "cloud", "north",
+                            "south", "east", "west", "central", "royal", "the"})
+
+
+def _short_company_mentions(text: str, found: Sequence[Mention]) -> list[Mention]:
+    """A company's first name word alone ("Northwind Analytics … Northwind is based in …")."""
+    out: list[Mention] = []
+    for m in found:
+        words = (m.refers_to or m.text).split()
+        if (m.type is not EntityType.ORGANIZATION or m.subtype is not None or len(words) < 2
+                or m.extractor == "coref" or len(words[0]) < 4 or not words[0][:1].isupper()
+                or words[0].lower() in _GENERIC_FIRST):
+            continue
+        for hit in re.finditer(r"\b" + re.escape(words[0]) + r"\b(?!\s+[A-Z])(?!['’-]\w)", text):
+            if any(f.start <= hit.start() < f.end for f in found):
+                continue
+            out.append(Mention(hit.start(), hit.end(), hit.group(0), EntityType.ORGANIZATION, 0.7,
                                "rule", refers_to=m.refers_to or m.text))
     return out
 

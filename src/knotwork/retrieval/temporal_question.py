@@ -1,0 +1,141 @@
+"""The time a question carries: "in August 2023", "as of March", "in Q3 2023", "last year".
+
+A question that states its own time is about the facts valid then; the query engine uses it
+as ``as_of`` when the caller gave none. Rule-based, no LLM; relative phrases ("last year",
+"in March") are resolved against ``now``.
+
+- "in / during <period>" → the middle of the period;
+- "as of / by / at the end of <period>" → its last moment;
+- "before <period>" → the moment before it starts;
+- "after / since <period>" → not a point in time: no ``as_of`` (today's facts).
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+_MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
+_MONTHS |= {m.lower(): i for i, m in enumerate(calendar.month_abbr) if m}
+_MONTHS["sept"] = 9
+_MONTH = r"(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_YEAR = r"(?P<year>(?:19|20)\d{2})"
+_PREP = (r"(?P<prep>as\s+of|as\s+at|by\s+the\s+end\s+of|at\s+the\s+end\s+of|by|in|during|on|"
+         r"before|after|since|until|till|throughout|around|back\s+in)")
+_ORDINAL = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((kind, re.compile(p, re.IGNORECASE)) for kind, p in (
+    ("day", r"(?:\b" + _PREP + r"\s+)?(?:the\s+)?\b(?P<y>(?:19|20)\d{2})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),
+    ("day", r"(?:\b" + _PREP + r"\s+)?(?:the\s+)?\b(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?"
+            + _MONTH + r",?\s+" + _YEAR + r"\b"),
+    ("day", r"(?:\b" + _PREP + r"\s+)?\b" + _MONTH + r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?,?\s+"
+            + _YEAR + r"\b"),
+    ("quarter", r"(?:\b" + _PREP + r"\s+)?(?:the\s+)?\bQ(?P<q>[1-4])\s*(?:of\s+)?'?" + _YEAR + r"\b"),
+    ("quarter", r"(?:\b" + _PREP + r"\s+)?\b" + _YEAR + r"\s*Q(?P<q>[1-4])\b"),
+    ("quarter", r"(?:\b" + _PREP + r"\s+)?(?:the\s+)?\b(?P<qw>first|second|third|fourth|1st|2nd|3rd|4th)"
+                r"\s+quarter\s+(?:of\s+)?" + _YEAR + r"\b"),
+    ("month", r"(?:\b" + _PREP + r"\s+)?(?:early\s+|mid\s+|late\s+|mid-)?\b" + _MONTH + r",?\s+(?:of\s+)?"
+              + _YEAR + r"\b"),
+    ("year", r"\b" + _PREP + r"\s+(?:the\s+year\s+|early\s+|mid\s+|late\s+|mid-)?" + _YEAR + r"\b"),
+    ("bare_month", r"\b" + _PREP + r"\s+(?:early\s+|mid\s+|late\s+|mid-)?" + _MONTH + r"\b(?!\s*\d)"),
+    ("relative", r"(?:\b(?P<prep>as\s+of|by|in|during|before|since|after)\s+)?\b(?:(?P<rel>last|"
+                 r"previous|this)\s+(?P<unit>year|month|quarter)|(?P<n>a|one|two|three|\d)\s+"
+                 r"(?P<unit2>years?|months?)\s+ago)\b"),
+))
+_NUMBERS = {"a": 1, "one": 1, "two": 2, "three": 3}
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionTime:
+    when: datetime  # the as_of to use
+    start: datetime
+    end: datetime  # exclusive
+    phrase: str  # the words of the question that stated it
+    anchor: str  # "middle", "end" or "before"
+
+
+def _period(kind: str, m: re.Match[str], now: datetime) -> tuple[datetime, datetime] | None:
+    g = m.groupdict()
+    if kind == "day":
+        if g.get("y"):
+            y, mo, d = int(g["y"]), int(g["m"]), int(g["d"])
+        else:
+            y, mo, d = int(g["year"]), _MONTHS[g["month"].lower()], int(g["day"])
+        try:
+            start = datetime(y, mo, d, tzinfo=UTC)
+        except ValueError:
+            return None
+        return start, start + timedelta(days=1)
+    if kind == "quarter":
+        q = int(g["q"]) if g.get("q") else _ORDINAL[g["qw"].lower()]
+        return _months(int(g["year"]), 3 * q - 2, 3)
+    if kind == "month":
+        return _months(int(g["year"]), _MONTHS[g["month"].lower()], 1)
+    if kind == "year":
+        return _months(int(g["year"]), 1, 12)
+    if kind == "bare_month":
+        if g["month"].lower() == "may" and (g.get("prep") or "").lower() not in ("in", "during", "as of", "by"):
+            return None  # "... may ..." is mostly the verb
+        month = _MONTHS[g["month"].lower()]
+        year = now.year if month <= now.month else now.year - 1  # the latest such month
+        return _months(year, month, 1)
+    return _relative(g, now)
+
+
+def _relative(g: dict[str, str | None], now: datetime) -> tuple[datetime, datetime] | None:
+    rel, unit = (g.get("rel") or "").lower(), (g.get("unit") or "").lower()
+    if g.get("unit2"):
+        n = _NUMBERS.get((g.get("n") or "").lower()) or int(g.get("n") or 1)
+        if (g["unit2"] or "").startswith("year"):
+            return _months(now.year - n, 1, 12)
+        total = now.year * 12 + now.month - 1 - n
+        return _months(total // 12, total % 12 + 1, 1)
+    back = 0 if rel == "this" else 1
+    if unit == "year":
+        return _months(now.year - back, 1, 12)
+    if unit == "month":
+        total = now.year * 12 + now.month - 1 - back
+        return _months(total // 12, total % 12 + 1, 1)
+    if unit == "quarter":
+        total = now.year * 4 + (now.month - 1) // 3 - back
+        return _months(total // 4, (total % 4) * 3 + 1, 3)
+    return None
+
+
+def _months(year: int, month: int, count: int) -> tuple[datetime, datetime]:
+    start = datetime(year, month, 1, tzinfo=UTC)
+    total = year * 12 + month - 1 + count
+    return start, datetime(total // 12, total % 12 + 1, 1, tzinfo=UTC)
+
+
+def question_time(question: str, now: datetime | None = None) -> QuestionTime | None:
+    """The point in time a question asks about, or None (none stated, or "since/after X")."""
+    now = now or datetime.now(UTC)
+    for kind, pattern in _PATTERNS:
+        m = pattern.search(question)
+        if m is None:
+            continue
+        period = _period(kind, m, now)
+        if period is None:
+            continue
+        start, end = period
+        prep = re.sub(r"\s+", " ", (m.groupdict().get("prep") or "").lower())
+        if prep in ("after", "since"):
+            return None
+        if prep == "before":
+            when, anchor = start - timedelta(seconds=1), "before"
+        elif prep in ("as of", "as at", "by", "by the end of", "at the end of", "until", "till"):
+            when, anchor = end - timedelta(seconds=1), "end"
+        else:
+            when, anchor = start + (end - start) / 2, "middle"
+        if when > now:
+            when = now
+        return QuestionTime(when, start, end, m.group(0).strip(), anchor)
+    return None
+
+
+def without_time(question: str, found: QuestionTime) -> str:
+    """The question with its time phrase removed (the time is the query's as_of now)."""
+    out = question.replace(found.phrase, " ", 1)
+    return re.sub(r"\s+([?.!,])", r"\1", re.sub(r"\s{2,}", " ", out)).strip()
