@@ -66,3 +66,25 @@ def test_build_writes_llm_reports_with_stored_citations(kw: Knotwork) -> None:
         assert set(community.key_facts) <= set(facts)
         cited = {e for f in community.key_facts for e in facts[f].episodes}
         assert set(community.citations) == cited
+
+
+def test_ingestion_writes_llm_entity_summaries(tmp_path: Path, falkordb_url: str) -> None:
+    from knotwork.prompts import entity_summary
+
+    def responder(call: FakeCall) -> entity_summary.Output | str:
+        if call.name.startswith(entity_summary.NAME):
+            refs = re.findall(r"^\[(E\d+)\]", call.prompt, re.MULTILINE)
+            return entity_summary.Output(summaries=[
+                entity_summary.Summary(ref=r, summary=f"LLM summary {r}.") for r in refs])
+        return "{}"  # other prompts (extraction votes): nothing
+
+    settings = Settings(data_dir=tmp_path / "data", group=f"llmsum_{secrets.token_hex(4)}",  # type: ignore[arg-type]
+                        falkordb_url=falkordb_url, embedder=EmbedderBackend.HASHING,
+                        llm_base_url="http://fake.invalid/v1")
+    with Knotwork(settings) as kw:
+        fake = FakeLLMClient(responder=responder)
+        kw.runtime._llm, kw.runtime._llm_built = fake, True
+        kw.add_episode("Dana Whitfield leads Project Atlas. Atlas uses PostgreSQL.")
+        summaries = {e.name: e.summary for e in kw.runtime.graph.list_entities(settings.group)}
+    assert any(s.startswith("LLM summary E") for s in summaries.values()), summaries
+    assert any(c.name.startswith(entity_summary.NAME) for c in fake.calls)

@@ -66,6 +66,29 @@ def test_metrics_report_http_and_store_latency(client: TestClient) -> None:
     assert 'knotwork_store_call_seconds_count{operation="counts",store="graph"}' in text
     assert 'knotwork_store_call_seconds_count{operation="count",store="vectors"}' in text
     assert "knotwork_cache_hit_ratio" in text
+    assert 'knotwork_queue_depth{stream="dead"} 0.0' in text  # the embedded server's streams
+
+
+def test_queue_depth_follows_enqueued_tasks(client: TestClient) -> None:
+    from knotwork.domain.models import RawDocument, SourceSystem
+    from knotwork.infra.queue.factory import create_job_queue
+    from knotwork.services.worker.enqueue import enqueue_documents
+
+    kw = client.app.state.knotwork  # type: ignore[attr-defined]
+    queue = create_job_queue(kw.settings, kw.runtime.graph)
+    try:
+        docs = [RawDocument(source_system=SourceSystem.FILE, source_id=f"q{i}.txt",
+                            title=f"q{i}", content=f"Note {i}: Ana Ruiz leads Project Q{i}.")
+                for i in range(3)]
+        enqueue_documents(docs, kw.runtime.documents, queue, kw.settings.group)
+        text = client.get("/metrics").text
+        depth = sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+                    if line.startswith("knotwork_queue_depth{") and "dead" not in line
+                    and "retrying" not in line)
+        assert depth >= 1
+    finally:
+        queue.purge()
+        queue.close()
 
 
 def test_store_down_gives_503_with_retry_after(tmp_path: Path, falkordb_url: str) -> None:

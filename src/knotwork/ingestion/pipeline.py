@@ -15,7 +15,7 @@ from datetime import datetime
 import structlog
 
 from knotwork.communities.service import CommunityService
-from knotwork.domain.ids import content_hash, stable_id
+from knotwork.domain.ids import document_digest, stable_id
 from knotwork.domain.models import (
     Chunk,
     Document,
@@ -188,8 +188,7 @@ class IngestionPipeline:
                                          "title": clean_text(raw.title)})
         doc_id = stable_id(self._group, "document", raw.source_system, raw.source_id)
         acl = sorted(set(raw.acl))
-        # a changed ACL alone is a change (public documents keep their earlier hashes)
-        digest = content_hash(f"{raw.title}\n{raw.content}" + (f"\n\x00acl:{acl}" if acl else ""))
+        digest = document_digest(raw.title, raw.content, acl)
         existing = self._rt.documents.get_document_by_source(self._group, raw.source_system, raw.source_id)
         if _unchanged(existing, digest):
             return None
@@ -292,6 +291,12 @@ class IngestionPipeline:
             entities_of=lambda ids: rt.graph.get_entities(self._group, ids),  # holder kinds (issue 4)
         )
         result = builder.build(list(pairs))
+        llm = self._rt.llm
+        if llm is not None and self._rt.settings.llm_entity_summaries:
+            from knotwork.ingestion.entity_summaries import apply_llm_summaries
+
+            # failures keep the extractive summaries the builder wrote
+            apply_llm_summaries(llm, result, input_tokens=self._rt.settings.llm_input_tokens)
         self._write_graph(episodes, result)
         self._write_vectors(passages, result)
         if replaced:  # before COMPLETED is written: a crash here redoes the batch, sweep too

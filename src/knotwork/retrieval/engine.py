@@ -13,7 +13,7 @@ from datetime import datetime
 
 import structlog
 
-from knotwork.domain.models import QueryMode, QueryResult
+from knotwork.domain.models import EntityType, QueryMode, QueryResult
 from knotwork.domain.ports import CacheLayer
 from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.aggregate import aggregate
@@ -22,6 +22,7 @@ from knotwork.retrieval.drift import DriftSearch
 from knotwork.retrieval.global_search import GlobalSearch
 from knotwork.retrieval.local import NO_ANSWER, LocalSearch
 from knotwork.retrieval.multihop import multi_hop
+from knotwork.retrieval.question import wrong_surnames
 from knotwork.retrieval.router import Route, route, split_parts
 from knotwork.retrieval.support import abstain, evidence_of, unsupported
 from knotwork.retrieval.temporal_question import question_time
@@ -82,6 +83,25 @@ class QueryEngine:
             return None
         return aggregate(self._rt.graph, self._rt.documents, self._group, question, named,
                          as_of=as_of)
+
+    def wrong_surname(self, question: str, mode: QueryMode) -> QueryResult | None:
+        """Abstain on "Tariq Russo" when the graph knows a Tariq, but no Tariq Russo."""
+        named = self.local_search.named_in(question)
+        first_only = [w for w, e in named if e.type is EntityType.PERSON
+                      and normalize_name(w) not in e.name_keys
+                      and f"first:{normalize_name(w)}" in e.name_keys]
+        if not first_only:
+            return None
+        full = [w for w, e in named if normalize_name(w) in e.name_keys]
+        bad = wrong_surnames(question, first_only, full)
+        if not bad:
+            return None
+        known = ", ".join(sorted({e.name for w, e in named if w in first_only}))
+        return QueryResult(
+            answer=f"I found nothing about {bad[0]} in the knowledge graph.", citations=[],
+            confidence=0.05, mode_used=mode if mode is not QueryMode.AUTO else QueryMode.LOCAL,
+            reasoning_trace=[f"abstained: no person named {bad[0]} is known "
+                             f"(same given name: {known})"])
 
     # ------------------------------------------------------------------ modes
     def local(self, question: str, *, as_of: datetime | None, max_context_tokens: int,
@@ -163,6 +183,9 @@ class QueryEngine:
                 max_context_tokens: int, community_level: int | None,
                 top_k_communities: int | None, max_iterations: int | None,
                 convergence_threshold: float | None) -> QueryResult:
+        unknown = self.wrong_surname(question, mode)
+        if unknown is not None:
+            return unknown
         if mode in (QueryMode.AUTO, QueryMode.LOCAL):
             counted = self.aggregate(question, as_of=as_of)
             if counted is not None:

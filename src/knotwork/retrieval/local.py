@@ -19,7 +19,7 @@ from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.config import LocalSearchConfig
 from knotwork.retrieval.lexical import STOPWORDS, bm25_scores, terms
-from knotwork.retrieval.question import analyze
+from knotwork.retrieval.question import analyze, is_question_phrase
 from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
 from knotwork.retrieval.vector_cache import embed_cached
 from knotwork.runtime import Runtime
@@ -60,7 +60,8 @@ class LocalSearch:
         known_words = {w.lower() for name in known for w in re.findall(r"[\w'’.-]+", name)}
         if not any(w[:1].isupper() and w.lower() not in known_words for w in words[1:]):
             return []
-        self._names[question] = self._rt.extractor.names_in(question)
+        self._names[question] = [n for n in self._rt.extractor.names_in(question)
+                                 if not is_question_phrase(n)]
         return self._names[question]
 
     @property

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -49,3 +50,31 @@ def analyze(question: str) -> QuestionHints:
     if _VERB_QUESTION.match(question):
         return QuestionHints("target", types)
     return QuestionHints(None, types)
+
+
+_WH_PHRASE = re.compile(r"^(?:which|what|whose|who|whom|where|when|how|any|every|each|all|some)\b",
+                        re.IGNORECASE)
+
+
+def is_question_phrase(name: str) -> bool:
+    """'Which team', 'What division': the question's own words, not a name it states."""
+    return bool(_WH_PHRASE.match(name.strip()))
+
+
+_FULL_NAME = re.compile(r"\b([A-Z][a-z'’-]+)\s+([A-Z][a-z'’-]+(?:-[A-Z][a-z]+)?)\b(?!\s+[A-Z])")
+
+
+def wrong_surnames(question: str, first_name_only: Sequence[str], full_names: Sequence[str]) -> list[str]:
+    """Full names the question states whose given name belongs to a known person but whose
+    surname does not: "Tariq Russo" when only "Tariq Kato" exists is someone unknown.
+
+    ``first_name_only``: the question's words that matched a known person by given name only;
+    ``full_names``: the question's words that matched a known entity by its whole name."""
+    firsts = {w.lower() for w in first_name_only}
+    covered = " | ".join(n.lower() for n in full_names)
+    out: list[str] = []
+    for m in _FULL_NAME.finditer(question):
+        given, full = m.group(1).lower(), m.group(0)
+        if given in firsts and not is_question_phrase(full) and full.lower() not in covered:
+            out.append(full)
+    return out

@@ -129,8 +129,7 @@ def question_time(question: str, now: datetime | None = None) -> QuestionTime | 
             when, anchor = end - timedelta(seconds=1), "end"
         else:
             when, anchor = start + (end - start) / 2, "middle"
-        if when > now:
-            when = now
+        when = min(when, now)
         return QuestionTime(when, start, end, m.group(0).strip(), anchor)
     return None
 

@@ -329,4 +329,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    # `python -m knotwork.services.cli`: run the imported module, not this __main__ copy, so
+    # the commands registered from other modules share its global options (_State)
+    from knotwork.services.cli import main as _main
+
+    _main()

@@ -51,6 +51,30 @@ PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
+def _refresh_queue_depth(app: FastAPI) -> None:
+    """Set ``knotwork_queue_depth`` from the job queue's streams (best effort, on scrape)."""
+    from knotwork.observability.metrics import get_metrics
+
+    kw = getattr(app.state, "knotwork", None)
+    if kw is None:
+        return
+    try:
+        queue = getattr(app.state, "job_queue", None)
+        if queue is None:
+            from knotwork.infra.queue.factory import create_job_queue
+
+            queue = app.state.job_queue = create_job_queue(kw.settings, kw.runtime.graph)
+        stats = queue.stats()
+    except Exception as exc:  # noqa: BLE001 - no queue (e.g. Neo4j without Redis): no gauge
+        log.debug("metrics.queue_unavailable", error=type(exc).__name__)
+        return
+    gauge = get_metrics().queue_depth
+    for stream in stats.streams:
+        gauge.labels(stream.stream).set(stream.length)
+    gauge.labels("retrying").set(stats.retrying)
+    gauge.labels("dead").set(stats.dead)
+
+
 def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = None) -> FastAPI:
     """The REST app. It opens (and closes) its own Knotwork in the lifespan, or serves
     ``knotwork``, an instance its caller opened and keeps ownership of."""
@@ -119,7 +143,8 @@ def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = 
         return problem(500, "Internal Server Error", type(exc).__name__)
 
     @app.get("/metrics", include_in_schema=False)
-    def metrics() -> Response:
+    def metrics(request: Request) -> Response:
+        _refresh_queue_depth(request.app)
         body, content_type = render_latest()
         return Response(content=body, media_type=content_type)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from knotwork.domain.ids import content_hash, stable_id
+from knotwork.domain.ids import document_digest, stable_id
 from knotwork.domain.models import Document, ProcessingStatus, RawDocument
 from knotwork.domain.ports import DocumentStore, JobQueue
 from knotwork.domain.tasks import ExtractEntitiesTask, ExtractMetadata, Priority
@@ -35,7 +35,7 @@ def enqueue_documents(documents: Iterable[RawDocument], store: DocumentStore, qu
     for raw in documents:
         report.documents_seen += 1
         doc_id = stable_id(group_id, "document", raw.source_system, raw.source_id)
-        digest = content_hash(f"{raw.title}\n{raw.content}")  # as the pipeline hashes
+        digest = document_digest(raw.title, raw.content, raw.acl)  # as the pipeline hashes
         stored = store.get_document_by_source(group_id, raw.source_system, raw.source_id)
         if stored is not None and stored.processing_status is ProcessingStatus.COMPLETED \
                 and (stored.content_hash == digest or _older(raw, stored)):
