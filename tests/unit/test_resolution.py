@@ -235,3 +235,31 @@ def test_identifiers_decide_when_present() -> None:
     # two emails: two people, however alike the names
     other = r.resolve(MentionQuery("Robert Smith", P, properties={"email": "bob@other.org"}), [store])
     assert other.kind is DecisionKind.NEW
+
+
+def test_double_metaphone_keys_block_spelling_variants_together() -> None:
+    from knotwork.resolution.blocking import DEFAULT_RULES, name_keys
+
+    def codes(name: str) -> set[str]:
+        return {k for k in name_keys(name, EntityType.PERSON, DEFAULT_RULES) if k.startswith("mp:")}
+
+    assert codes("Katherine Schmidt") & codes("Catherine Schmitt")
+    assert len(codes("Schmidt")) == 2  # primary and alternate code
+    assert not codes("Katherine Schmidt") & codes("Priya Raman")
+
+
+def test_a_nickname_never_bridges_two_different_people() -> None:
+    from knotwork.resolution.scoring import (
+        CandidateRecord,
+        MentionQuery,
+        ResolutionConfig,
+        score_candidate,
+    )
+
+    config = ResolutionConfig()
+    sasha = CandidateRecord(id="e1", name="Sasha Zimmerman", type=EntityType.PERSON,
+                            aliases=("Alexandra Zimmerman",))
+    other = score_candidate(config, MentionQuery("Alexander Zimmerman", EntityType.PERSON), sasha)
+    assert other.score < config.ambiguity_threshold and other.name_level == "conflicting name"
+    same = score_candidate(config, MentionQuery("Alexandra Zimmerman", EntityType.PERSON), sasha)
+    assert same.score >= config.match_threshold

@@ -19,6 +19,7 @@ from functools import lru_cache
 
 import jellyfish
 import numpy as np
+from metaphone import doublemetaphone
 from pydantic import BaseModel, ConfigDict, Field
 
 from knotwork.domain.models import EntityType
@@ -120,8 +121,10 @@ def name_keys(name: str, etype: EntityType | None, rules: Sequence[BlockingRule]
             out.append(f"p:{compact[:rule.length]}")
         elif fam == "soundex" and compact[0].isalpha():
             out.append(f"sx:{jellyfish.soundex(key)}")
-        elif fam == "metaphone" and compact.isascii():
-            out.append(f"mp:{jellyfish.metaphone(compact)}")
+        elif fam == "metaphone" and compact.isascii() and compact[0].isalpha():
+            # Double Metaphone (design doc 003): primary and alternate codes
+            primary, alternate = doublemetaphone(compact)
+            out += [f"mp:{code}" for code in dict.fromkeys((primary, alternate)) if code]
         elif fam == "nysiis" and compact.isascii() and compact[0].isalpha():
             out.append(f"ny:{jellyfish.nysiis(compact)}")
     return out

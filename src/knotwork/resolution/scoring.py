@@ -142,6 +142,17 @@ def name_similarity(a: str, b: str, person: bool, etype: EntityType | None = Non
     return generic_similarity(ka, kb)
 
 
+def _conflicting_names(query: Sequence[str], candidate: Sequence[str]) -> bool:
+    full_q = [q for q in query if len(q.split()) > 1]
+    full_c = [c for c in candidate if len(c.split()) > 1]
+    return any(identity_conflict(q, c) and _same_surname(q, c) for q in full_q for c in full_c)
+
+
+def _same_surname(a: str, b: str) -> bool:
+    sa, sb = parse_person(a).tokens, parse_person(b).tokens
+    return bool(sa and sb) and sa[-1] == sb[-1]
+
+
 def identity_conflict(a: str, b: str) -> bool:
     """The given names differ in an identity-bearing way (Sam/Samir, Dan/Dani)."""
     pa, pb = parse_person(a), parse_person(b)
@@ -185,6 +196,10 @@ def score_candidate(config: ResolutionConfig, query: MentionQuery,
     total_w = sum(w for w, _ in parts) or 1.0
     score = sum(w * s for w, s in parts) / total_w
     level = level_of(config, best)
+    if person and _conflicting_names(query.names, candidate.names):
+        # one of the candidate's full names is a different person's name to this mention
+        # (Alexander vs an alias Alexandra): never a merge on a nickname bridge
+        score, level = min(score, config.ambiguity_threshold - 0.01), "conflicting name"
     verdict = identifier_verdict(config, query.properties, candidate.properties)
     if verdict is True and typ != config.type_mismatch_score:
         score, level = max(score, config.auto_threshold), "identifier"

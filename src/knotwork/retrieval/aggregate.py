@@ -226,8 +226,8 @@ def aggregate(graph: object, documents: object, group_id: str, question: str,
         evidence = [(f.fact, f.episodes) for c in counted for f in c.facts[:1]]
         citations = resolver.resolve(evidence, limit=max(10, len(evidence)))
         used = [f for c in counted for f in c.facts]
-        trace = [f"aggregation: {ask.kind} {ask.noun} linked to {anchor.name} by "
-                 f"{', '.join(sorted(t.value for t in ask.types))} (anchor as {ask.side})",
+        trace = [(f"aggregation: {ask.kind} {ask.noun} linked to {anchor.name} by "
+                 f"{', '.join(sorted(t.value for t in ask.types))} (anchor as {ask.side})"),
                  f"counted {len(counted)} distinct entities from {len(used)} valid facts"
                  + (f" as of {as_of.date().isoformat()}" if as_of else "")]
         context = "\n".join(f"- {f.fact}" for f in used)

@@ -100,8 +100,8 @@ class QueryEngine:
         return QueryResult(
             answer=f"I found nothing about {bad[0]} in the knowledge graph.", citations=[],
             confidence=0.05, mode_used=mode if mode is not QueryMode.AUTO else QueryMode.LOCAL,
-            reasoning_trace=[f"abstained: no person named {bad[0]} is known "
-                             f"(same given name: {known})"])
+            reasoning_trace=[(f"abstained: no person named {bad[0]} is known "
+                             f"(same given name: {known})")])
 
     # ------------------------------------------------------------------ modes
     def local(self, question: str, *, as_of: datetime | None, max_context_tokens: int,

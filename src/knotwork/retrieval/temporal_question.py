@@ -39,9 +39,9 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((kind, re.compile(p, 
               + _YEAR + r"\b"),
     ("year", r"\b" + _PREP + r"\s+(?:the\s+year\s+|early\s+|mid\s+|late\s+|mid-)?" + _YEAR + r"\b"),
     ("bare_month", r"\b" + _PREP + r"\s+(?:early\s+|mid\s+|late\s+|mid-)?" + _MONTH + r"\b(?!\s*\d)"),
-    ("relative", r"(?:\b(?P<prep>as\s+of|by|in|during|before|since|after)\s+)?\b(?:(?P<rel>last|"
+    ("relative", (r"(?:\b(?P<prep>as\s+of|by|in|during|before|since|after)\s+)?\b(?:(?P<rel>last|"
                  r"previous|this)\s+(?P<unit>year|month|quarter)|(?P<n>a|one|two|three|\d)\s+"
-                 r"(?P<unit2>years?|months?)\s+ago)\b"),
+                 r"(?P<unit2>years?|months?)\s+ago)\b")),
 ))
 _NUMBERS = {"a": 1, "one": 1, "two": 2, "three": 3}
 

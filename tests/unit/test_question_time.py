@@ -1,0 +1,64 @@
+"""The time a question states becomes its as_of; a wrong surname is someone unknown."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from knotwork.retrieval.question import is_question_phrase, wrong_surnames
+from knotwork.retrieval.temporal_question import question_time, without_time
+
+NOW = datetime(2026, 11, 22, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(("question", "day", "anchor"), [
+    ("Who led the Loyalty Team in August 2023?", "2023-08-16", "middle"),
+    ("Which vendor did Acme use in July 2023?", "2023-07-16", "middle"),
+    ("Who led X in Q3 2023?", "2023-08-16", "middle"),
+    ("What changed in the third quarter of 2024?", "2024-08-16", "middle"),
+    ("Who was on the team in 2023?", "2023-07-02", "middle"),
+    ("Who led X as of March?", "2026-03-31", "end"),  # the latest March before now
+    ("Who led X as of December?", "2025-12-31", "end"),
+    ("Who led X before March 2024?", "2024-02-29", "before"),
+    ("Where was X based on 2023-04-07?", "2023-04-07", "middle"),
+    ("Who led X on 3 September 2023?", "2023-09-03", "middle"),
+    ("Who led X on September 3, 2023?", "2023-09-03", "middle"),
+    ("Who led X last year?", "2025-07-02", "middle"),
+    ("Who led X last month?", "2026-10-16", "middle"),
+])
+def test_question_time(question: str, day: str, anchor: str) -> None:
+    found = question_time(question, NOW)
+    assert found is not None
+    assert found.when.date().isoformat() == day
+    assert found.anchor == anchor
+    assert found.start <= found.when or anchor == "before"
+
+
+@pytest.mark.parametrize("question", [
+    "Who leads the Payments Team?", "Who may lead the Payments Team?",
+    "Who joined since 2023?", "What happened after March 2024?", "How many people are on the team?",
+])
+def test_no_point_in_time(question: str) -> None:
+    assert question_time(question, NOW) is None
+
+
+def test_future_time_is_capped_at_now_and_phrase_is_removable() -> None:
+    found = question_time("Who will lead X in 2030?", NOW)
+    assert found is not None and found.when == NOW
+    q = "Who led the Loyalty Team in August 2023?"
+    found = question_time(q, NOW)
+    assert found is not None and without_time(q, found) == "Who led the Loyalty Team?"
+
+
+def test_wrong_surname_is_unknown() -> None:
+    q = "Who does Tariq Russo report to?"
+    assert wrong_surnames(q, ["Tariq"], []) == ["Tariq Russo"]
+    assert wrong_surnames("Who does Tariq Kato report to?", ["Tariq"], ["Tariq Kato"]) == []
+    assert wrong_surnames("Who does Tariq report to?", ["Tariq"], []) == []
+    assert wrong_surnames(q, [], []) == []  # no known Tariq: the unknown-name rule handles it
+
+
+def test_question_phrases_are_not_names() -> None:
+    assert is_question_phrase("Which team")
+    assert not is_question_phrase("Tariq Kato")
