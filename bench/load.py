@@ -6,7 +6,9 @@ Ingests the sample corpus into a fresh data dir (or uses ``--data``), starts ``k
 as a child process, measures the single-client latency over the question set, then runs
 ``--clients`` concurrent clients for ``--seconds`` and prints p50/p95/max, throughput, the
 error count and the ratio of the concurrent p95 to the single-client p95 (goal ≤ 2.0, with
-zero errors). The server runs with the query cache on (``--no-cache`` to compare); the
+zero errors). ``--think-ms`` gives each client a pause between requests (an analyst reading
+the answer); 0 sends back to back, which on 2 cores measures queueing more than the service.
+The server runs with the query cache on (``--no-cache`` to compare); the
 single-client figure is measured after a warm-up pass, like the concurrent one.
 Appends a JSON line to bench/results/load.jsonl.
 """
@@ -86,6 +88,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--data", type=Path, default=None, help="an ingested data dir to serve")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--think-ms", type=float, default=0.0,
+                        help="pause of each client between requests (0: back to back)")
     parser.add_argument("--no-cache", action="store_true",
                         help="serve without the Redis query cache (on by default here)")
     args = parser.parse_args()
@@ -119,6 +123,8 @@ def main() -> None:
                     while time.monotonic() < stop:
                         elapsed, ok = _ask(client, QUESTIONS[i % len(QUESTIONS)])
                         i += 1
+                        if args.think_ms:
+                            time.sleep(args.think_ms / 1000)
                         with lock:
                             latencies.append(elapsed)
                             errors[0] += not ok
@@ -138,7 +144,7 @@ def main() -> None:
         shutil.rmtree(workdir, ignore_errors=True)
     figures = {
         "when": datetime.now(UTC).isoformat(timespec="seconds"), "clients": args.clients,
-        "cache": not args.no_cache,
+        "cache": not args.no_cache, "think_ms": args.think_ms,
         "seconds": args.seconds, "requests": len(latencies), "errors": errors[0],
         "throughput_rps": round(len(latencies) / wall, 2),
         "single_p50_ms": round(statistics.median(single) * 1000, 1),

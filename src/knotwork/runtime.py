@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+import structlog
 from typing import TYPE_CHECKING
 
 from knotwork.domain.ports import (
@@ -92,8 +94,9 @@ class Runtime:
         for closer in closers:
             try:
                 closer()
-            except Exception:  # noqa: BLE001 - closing must reach every store
-                pass
+            except Exception as exc:  # noqa: BLE001 - closing must reach every store
+                structlog.get_logger(__name__).warning("runtime.close_failed",
+                                                       error=type(exc).__name__)
 
 
 def open_runtime(settings: Settings) -> Runtime:

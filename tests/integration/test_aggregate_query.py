@@ -15,11 +15,11 @@ pytestmark = [pytest.mark.integration, pytest.mark.models]
 
 EPISODES = [
     (datetime(2023, 1, 10, tzinfo=UTC),
-     "Ana Silva is a member of the Orion Team. Bo Chen is a member of the Orion Team. "
-     "Carla Diaz is a member of the Orion Team."),
+     ("Ana Silva is a member of the Orion Team. Bo Chen is a member of the Orion Team. "
+     "Carla Diaz is a member of the Orion Team.")),
     (datetime(2023, 1, 12, tzinfo=UTC),
-     "The Orion Team sits in the Atlas Division. The Vega Team sits in the Atlas Division. "
-     "The Lyra Team sits in the Borealis Division."),
+     ("The Orion Team sits in the Atlas Division. The Vega Team sits in the Atlas Division. "
+     "The Lyra Team sits in the Borealis Division.")),
     (datetime(2023, 9, 1, tzinfo=UTC), "Bo Chen is a member of the Vega Team."),
 ]
 

@@ -63,7 +63,7 @@ def test_graph_evidence_of_a_vanished_document_is_retired(tmp_path: Path, falkor
     # a source delete that stopped after the SQL row went: the graph still holds its evidence
     engine = create_engine(f"sqlite:///{tmp_path / 'data' / 'knotwork.db'}")
     with engine.begin() as conn:
-        doc_id, title = conn.execute(text(
+        doc_id, _title = conn.execute(text(
             "select id, title from documents where group_id = :g and title like '%Atlas%' "
             "order by title limit 1"), {"g": cli.group}).one()
         chunk_ids = set(conn.execute(text("select id from chunks where document_id = :d"),

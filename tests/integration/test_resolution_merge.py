@@ -41,8 +41,10 @@ def _entity(kw: Knotwork, name: str) -> str:
 
 def _state(kw: Knotwork) -> tuple[object, ...]:
     g, group = kw.runtime.graph, kw.settings.group
-    entities = sorted((e.model_dump(mode="json") for e in g.list_entities(group)),
-                      key=lambda e: e["id"])
+    # every field but ``version``: optimistic locking counts the merge and the unmerge as two
+    # more changes (restoring an old number would let a stale writer through)
+    entities = sorted((e.model_dump(mode="json", exclude={"version"})
+                       for e in g.list_entities(group)), key=lambda e: e["id"])
     mentions = sorted((ep, eid) for e in entities for eid in [e["id"]]
                       for ep in g.entity_episode_ids(group, eid))
     sql = resolution_sql(kw.runtime)

@@ -1,9 +1,10 @@
-"""The in-process community index ranks exactly like scoring every community, sparsely;
-the evidence vector memo embeds each text once."""
+"""The in-process community index ranks exactly like scoring every community, sparsely, and
+is reused until the next full build; the evidence vector memo embeds each text once."""
 
 from __future__ import annotations
 
 import random
+import time
 from datetime import UTC, datetime, timedelta
 
 from knotwork.domain.models import Community, CommunityState
@@ -72,9 +73,17 @@ def test_the_index_is_reused_until_the_build_record_changes() -> None:
                            community_count=5, levels=2, updated_at=NOW)
     first = community_index(graph, "g", state, load, ttl=300)
     assert community_index(graph, "g", state, load, ttl=300) is first and len(loads) == 1
-    changed = state.model_copy(update={"updated_at": NOW + timedelta(seconds=1)})
+    upkeep = state.model_copy(update={"updated_at": NOW + timedelta(seconds=1), "changed_facts": 3})
+    assert community_index(graph, "g", upkeep, load, ttl=300) is first and len(loads) == 1
+    changed = state.model_copy(update={"built_at": NOW + timedelta(seconds=1)})
     assert community_index(graph, "g", changed, load, ttl=300) is not first and len(loads) == 2
-    community_index(graph, "g", changed, load, ttl=0)  # expired
+    second = community_index(graph, "g", changed, load, ttl=300)
+    assert community_index(graph, "g", changed, load, ttl=0) is second  # expired: still served
+    for _ in range(500):  # ...while a background thread reloads it
+        if community_index(graph, "g", changed, load, ttl=300) is not second:
+            break
+        time.sleep(0.01)
+    assert community_index(graph, "g", changed, load, ttl=300) is not second
     assert len(loads) == 3
     community_index(Graph(), "g", changed, load, ttl=300)  # another store: its own index
     assert len(loads) == 4

@@ -20,6 +20,7 @@ from typing import Literal
 
 from knotwork.domain.models import Entity, EntityType, Fact, QueryMode, QueryResult
 from knotwork.domain.models import RelationType as R
+from knotwork.domain.ports import DocumentStore, GraphStore
 from knotwork.domain.timeutil import holds_at
 from knotwork.ingestion.extraction.relations import relation_types_named
 from knotwork.retrieval.citations import CitationResolver
@@ -60,12 +61,15 @@ _LIST = re.compile(
     r"(?:\w+\s+)?(?P<n1>" + _NOUN_RE + r")\b"
     r"|(?:which|what)\s+(?:\w+\s+)?(?P<n2>" + _NOUN_RE + r")\s+(?=(?:are|were|does|do|did|have|has|"
     r"report|use|work|belong|sit|depend|maintain|own)\b))"
-    r"|\ball\s+(?:of\s+)?the\s+(?P<n3>" + _NOUN_RE + r")\b", re.IGNORECASE)
+    r"|\ball\s+(?:of\s+)?the\s+(?P<n3>" + _NOUN_RE + r")\b"
+    r"|^\s*(?:who|what|which)\s+(?:are|were)\s+(?:all\s+)?the\s+(?P<n4>" + _NOUN_RE
+    + r")\s+(?=of|in|on|at|under)\b", re.IGNORECASE)
 # the anchor is the subject: "How many systems does the Payments Team maintain?"
 _SUBJECT_AUX = re.compile(r"\b(?:does|do|did|has|have|had)\b", re.IGNORECASE)
 _OF_ANCHOR = re.compile(r"\b(?:of|in|on|at|under|within|inside)\s+(?:the\s+)?[A-Z0-9]")
 # relations a fact may carry for the same meaning, and the inverse direction
-_SYNONYMS: dict[R, frozenset[R]] = {R.MAINTAINS: frozenset({R.OWNS}), R.OWNS: frozenset({R.MAINTAINS})}
+_SYNONYMS: dict[R, frozenset[R]] = {R.MAINTAINS: frozenset({R.OWNS}), R.OWNS: frozenset({R.MAINTAINS}),
+                                    R.DEPENDS_ON: frozenset({R.USES}), R.USES: frozenset({R.DEPENDS_ON})}
 _INVERSE: dict[R, R] = {R.REPORTS_TO: R.MANAGES, R.MANAGES: R.REPORTS_TO}
 _DEFAULT = frozenset({R.MEMBER_OF, R.LOCATED_IN, R.WORKS_AT})
 # a one-at-a-time relation of the counted entity: only its latest fact counts
@@ -198,13 +202,10 @@ def answer_text(ask: AggregateAsk, anchor: Entity, counted: Sequence[Counted]) -
     return f"{len(counted)} {noun} ({anchor.name}): {names}."
 
 
-def aggregate(graph: object, documents: object, group_id: str, question: str,
+def aggregate(graph: GraphStore, documents: DocumentStore, group_id: str, question: str,
               anchors: Sequence[Entity], *, as_of: datetime | None,
               mode: QueryMode = QueryMode.LOCAL) -> QueryResult | None:
     """Answer a count/list question from the graph, or None (not one, or no fact found)."""
-    from knotwork.domain.ports import DocumentStore, GraphStore
-
-    assert isinstance(graph, GraphStore) and isinstance(documents, DocumentStore)
     ask = parse_aggregate(question)
     if ask is None:
         return None
@@ -220,8 +221,8 @@ def aggregate(graph: object, documents: object, group_id: str, question: str,
         more = sorted({x for f in theirs for x in (f.source_id, f.target_id)} - set(entities))
         entities.update({e.id: e for e in graph.get_entities(group_id, more)})
         counted = collect(ask, anchor, facts, entities, as_of)
-        if not counted:
-            continue
+        if not counted or (ask.kind == "list" and len(counted) < 2):
+            continue  # one graph fact is a weak list: local search reads the sources too
         resolver = CitationResolver(documents)
         evidence = [(f.fact, f.episodes) for c in counted for f in c.facts[:1]]
         citations = resolver.resolve(evidence, limit=max(10, len(evidence)))

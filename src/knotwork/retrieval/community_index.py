@@ -8,7 +8,8 @@ ACL-restricted view never shares the index of the full graph) and reused by ever
   scores of :func:`knotwork.retrieval.lexical.bm25_scores` over all communities, computed only
   for the communities sharing a term with the question (sparse BM25).
 
-The index may lag a summary refresh (which leaves the build record alone) by ``ttl`` seconds;
+The index may lag incremental upkeep and summary refreshes (same build) by ``ttl`` seconds
+(then it is reloaded in the background while still serving);
 it only ranks: the communities chosen for the map step are read fresh from the graph.
 """
 
@@ -22,6 +23,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+import structlog
+
 from knotwork.communities.report import partition
 from knotwork.domain.models import Community, CommunityState
 from knotwork.observability.tracing import unwrap
@@ -29,6 +32,7 @@ from knotwork.retrieval.global_rank import community_text
 from knotwork.retrieval.lexical import terms
 
 _K1, _B = 1.2, 0.75
+log = structlog.get_logger(__name__)
 
 
 @dataclass
@@ -106,8 +110,10 @@ class CommunityIndex:
 
 
 def fingerprint(state: CommunityState) -> tuple[str, ...]:
-    return (state.built_at.isoformat(), state.updated_at.isoformat(), str(state.community_count),
-            str(state.levels))
+    """The build the index belongs to. Incremental upkeep (new members, stale summaries) moves
+    ``updated_at`` on every ingested batch but never adds a community or changes the
+    hierarchy: reloading then would cost a full read per batch for a ranking-only lag."""
+    return (state.built_at.isoformat(), str(state.community_count), str(state.levels))
 
 
 _INDEXES: weakref.WeakKeyDictionary[object, dict[str, CommunityIndex]] = weakref.WeakKeyDictionary()
@@ -116,22 +122,52 @@ _LOCK = threading.Lock()
 
 def community_index(graph: object, group_id: str, state: CommunityState,
                     load: Callable[[], Sequence[Community]], ttl: float) -> CommunityIndex:
-    """The tenant's index for this build: reused while the build record is unchanged and the
-    index is younger than ``ttl`` seconds, else rebuilt from ``load()``."""
+    """The tenant's index for this build: reused while the build record is unchanged; older
+    than ``ttl`` seconds it is still served while a background thread reloads it. Another
+    build (or none held) loads synchronously from ``load()``."""
     graph = unwrap(graph)  # the tracing wrapper is not weak-referenceable; the store is
     key = fingerprint(state)
-    now = time.monotonic()
     with _LOCK:
         try:
             held = _INDEXES.get(graph, {}).get(group_id)
         except TypeError:  # not weak-referenceable: no reuse
             held = None
-    if held is not None and held.fingerprint == key and now - held.loaded_at < ttl:
+    if held is not None and held.fingerprint == key:
+        if time.monotonic() - held.loaded_at >= ttl:
+            _reload_in_background(graph, group_id, key, load)
         return held
-    index = CommunityIndex(list(load()), fingerprint=key, loaded_at=now)
+    return _store(graph, group_id, CommunityIndex(list(load()), fingerprint=key,
+                                                  loaded_at=time.monotonic()))
+
+
+_RELOADING: set[tuple[int, str]] = set()
+
+
+def _store(graph: object, group_id: str, index: CommunityIndex) -> CommunityIndex:
     with _LOCK:
         try:
             _INDEXES.setdefault(graph, {})[group_id] = index
         except TypeError:
             pass
     return index
+
+
+def _reload_in_background(graph: object, group_id: str, key: tuple[str, ...],
+                          load: Callable[[], Sequence[Community]]) -> None:
+    token = (id(graph), group_id)
+    with _LOCK:
+        if token in _RELOADING:
+            return
+        _RELOADING.add(token)
+
+    def run() -> None:
+        try:
+            _store(graph, group_id, CommunityIndex(list(load()), fingerprint=key,
+                                                   loaded_at=time.monotonic()))
+        except Exception as exc:  # noqa: BLE001 - the held index keeps serving
+            log.warning("communities.index_reload_failed", group=group_id, error=str(exc))
+        finally:
+            with _LOCK:
+                _RELOADING.discard(token)
+
+    threading.Thread(target=run, name=f"community-index-{group_id}", daemon=True).start()

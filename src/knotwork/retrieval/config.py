@@ -76,7 +76,7 @@ class GlobalSearchConfig(BaseModel):
     min_point_score: float = 0.2
     citations: int = 8
     build_on_demand: bool = True
-    index_ttl_s: float = 300.0  # the in-process community index is reloaded at least this often
+    index_ttl_s: float = 1800.0  # the in-process community index is reloaded at least this often
 
 
 class DriftConfig(BaseModel):

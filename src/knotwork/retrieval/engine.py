@@ -16,7 +16,7 @@ import structlog
 from knotwork.domain.models import EntityType, QueryMode, QueryResult
 from knotwork.domain.ports import CacheLayer
 from knotwork.resolution.normalize import normalize_name
-from knotwork.retrieval.aggregate import aggregate
+from knotwork.retrieval.aggregate import aggregate, parse_aggregate
 from knotwork.retrieval.config import DriftConfig, GlobalSearchConfig, LocalSearchConfig
 from knotwork.retrieval.drift import DriftSearch
 from knotwork.retrieval.global_search import GlobalSearch
@@ -25,7 +25,7 @@ from knotwork.retrieval.multihop import multi_hop
 from knotwork.retrieval.question import wrong_surnames
 from knotwork.retrieval.router import Route, route, split_parts
 from knotwork.retrieval.support import abstain, evidence_of, unsupported
-from knotwork.retrieval.temporal_question import question_time
+from knotwork.retrieval.temporal_question import asks_about_state, question_time
 from knotwork.runtime import Runtime
 
 log = structlog.get_logger(__name__)
@@ -77,8 +77,9 @@ class QueryEngine:
 
     def aggregate(self, question: str, *, as_of: datetime | None) -> QueryResult | None:
         """A count/list question ("How many teams are in X?") counted from the graph."""
+        asked = f" {normalize_name(question)} "
         named = [e for _, e in self.local_search.named_in(question)
-                 if normalize_name(e.name) in normalize_name(question)]
+                 if any(f" {k} " in asked for k in e.name_keys if not k.startswith("first:"))]
         if not named:
             return None
         return aggregate(self._rt.graph, self._rt.documents, self._group, question, named,
@@ -154,7 +155,8 @@ class QueryEngine:
         time_note = None
         if as_of is None:  # "Who led X in August 2023?": the question's own time is the as_of
             stated = question_time(question)
-            if stated is not None:
+            if stated is not None and (asks_about_state(question)
+                                       or parse_aggregate(question) is not None):
                 as_of = stated.when
                 time_note = (f"as_of {as_of.isoformat()} from the question ('{stated.phrase}', "
                              f"{stated.anchor} of the period)")

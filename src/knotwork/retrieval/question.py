@@ -72,9 +72,12 @@ def wrong_surnames(question: str, first_name_only: Sequence[str], full_names: Se
     ``full_names``: the question's words that matched a known entity by its whole name."""
     firsts = {w.lower() for w in first_name_only}
     covered = " | ".join(n.lower() for n in full_names)
+    words = re.findall(r"[A-Za-z][\w'’-]*", question)
+    if sum(w[0].isupper() for w in words) * 2 > len(words):
+        return []  # "Who Does Priya Report To?": title case says nothing about names
     out: list[str] = []
     for m in _FULL_NAME.finditer(question):
-        given, full = m.group(1).lower(), m.group(0)
+        given, full = m.group(1).lower(), re.sub(r"(?:'s|’s|'|’)$", "", m.group(0))
         if given in firsts and not is_question_phrase(full) and full.lower() not in covered:
             out.append(full)
     return out

@@ -1,10 +1,11 @@
 """The time a question carries: "in August 2023", "as of March", "in Q3 2023", "last year".
 
 A question that states its own time is about the facts valid then; the query engine uses it
-as ``as_of`` when the caller gave none. Rule-based, no LLM; relative phrases ("last year",
+as ``as_of`` when the caller gave none and the question asks about a state (who led, which
+team), not an event (whose reports are written after it). Rule-based, no LLM; relative phrases ("last year",
 "in March") are resolved against ``now``.
 
-- "in / during <period>" → the middle of the period;
+- "in / during <month or day>" → the middle of it; "in <year or quarter>" → its end;
 - "as of / by / at the end of <period>" → its last moment;
 - "before <period>" → the moment before it starts;
 - "after / since <period>" → not a point in time: no ``as_of`` (today's facts).
@@ -17,6 +18,8 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from knotwork.ingestion.extraction.relations import relation_types_named
+
 _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 _MONTHS |= {m.lower(): i for i, m in enumerate(calendar.month_abbr) if m}
 _MONTHS["sept"] = 9
@@ -25,17 +28,21 @@ _YEAR = r"(?P<year>(?:19|20)\d{2})"
 _PREP = (r"(?P<prep>as\s+of|as\s+at|by\s+the\s+end\s+of|at\s+the\s+end\s+of|by|in|during|on|"
          r"before|after|since|until|till|throughout|around|back\s+in)")
 _ORDINAL = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((kind, re.compile(p, re.IGNORECASE)) for kind, p in (
-    ("day", r"(?:\b" + _PREP + r"\s+)?(?:the\s+)?\b(?P<y>(?:19|20)\d{2})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),
-    ("day", r"(?:\b" + _PREP + r"\s+)?(?:the\s+)?\b(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?"
+# "the Q1 2025 risk register": a time that modifies a noun is not the question's time
+_NOT_MODIFIER = r"(?!\s+(?!(?:and|or|but|when|while|according|per|if|then|so)\b)(?-i:[a-z]{2,}))"
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(p + (_NOT_MODIFIER if kind != "relative" else ""), re.IGNORECASE))
+    for kind, p in (
+    ("day", r"\b" + _PREP + r"\s+(?:the\s+)?\b(?P<y>(?:19|20)\d{2})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),
+    ("day", r"\b" + _PREP + r"\s+(?:the\s+)?\b(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?"
             + _MONTH + r",?\s+" + _YEAR + r"\b"),
-    ("day", r"(?:\b" + _PREP + r"\s+)?\b" + _MONTH + r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?,?\s+"
+    ("day", r"\b" + _PREP + r"\s+\b" + _MONTH + r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?,?\s+"
             + _YEAR + r"\b"),
-    ("quarter", r"(?:\b" + _PREP + r"\s+)?(?:the\s+)?\bQ(?P<q>[1-4])\s*(?:of\s+)?'?" + _YEAR + r"\b"),
-    ("quarter", r"(?:\b" + _PREP + r"\s+)?\b" + _YEAR + r"\s*Q(?P<q>[1-4])\b"),
-    ("quarter", r"(?:\b" + _PREP + r"\s+)?(?:the\s+)?\b(?P<qw>first|second|third|fourth|1st|2nd|3rd|4th)"
+    ("quarter", r"\b" + _PREP + r"\s+(?:the\s+)?\bQ(?P<q>[1-4])\s*(?:of\s+)?'?" + _YEAR + r"\b"),
+    ("quarter", r"\b" + _PREP + r"\s+\b" + _YEAR + r"\s*Q(?P<q>[1-4])\b"),
+    ("quarter", r"\b" + _PREP + r"\s+(?:the\s+)?\b(?P<qw>first|second|third|fourth|1st|2nd|3rd|4th)"
                 r"\s+quarter\s+(?:of\s+)?" + _YEAR + r"\b"),
-    ("month", r"(?:\b" + _PREP + r"\s+)?(?:early\s+|mid\s+|late\s+|mid-)?\b" + _MONTH + r",?\s+(?:of\s+)?"
+    ("month", r"\b" + _PREP + r"\s+(?:early\s+|mid\s+|late\s+|mid-)?\b" + _MONTH + r",?\s+(?:of\s+)?"
               + _YEAR + r"\b"),
     ("year", r"\b" + _PREP + r"\s+(?:the\s+year\s+|early\s+|mid\s+|late\s+|mid-)?" + _YEAR + r"\b"),
     ("bare_month", r"\b" + _PREP + r"\s+(?:early\s+|mid\s+|late\s+|mid-)?" + _MONTH + r"\b(?!\s*\d)"),
@@ -125,7 +132,8 @@ def question_time(question: str, now: datetime | None = None) -> QuestionTime | 
             return None
         if prep == "before":
             when, anchor = start - timedelta(seconds=1), "before"
-        elif prep in ("as of", "as at", "by", "by the end of", "at the end of", "until", "till"):
+        elif prep in ("as of", "as at", "by", "by the end of", "at the end of", "until", "till") \
+                or kind in ("year", "quarter"):  # "in 2025": what held by the end of it
             when, anchor = end - timedelta(seconds=1), "end"
         else:
             when, anchor = start + (end - start) / 2, "middle"
@@ -138,3 +146,19 @@ def without_time(question: str, found: QuestionTime) -> str:
     """The question with its time phrase removed (the time is the query's as_of now)."""
     out = question.replace(found.phrase, " ", 1)
     return re.sub(r"\s+([?.!,])", r"\1", re.sub(r"\s{2,}", " ", out)).strip()
+
+
+_EVENT = re.compile(r"\b(?:caus(?:e|ed|es|ing)|happen(?:ed|s|ing)?|incidents?|outages?|delay(?:ed|s)?|"
+                    r"broke|fail(?:ed|ure|ures)?|went\s+down|launch(?:ed|es)?|releas(?:e|ed|es)|"
+                    r"decid(?:e|ed)|decisions?|announc(?:e|ed)|discuss(?:ed)?|how\s+long|why)\b",
+                    re.IGNORECASE)
+_STATE = re.compile(r"^\s*(?:who|whom|which|what|where)\b.*\b(?:was|were|did)\b", re.IGNORECASE)
+
+
+def asks_about_state(question: str) -> bool:
+    """Whether the question asks what held at its time (who led, which team, which vendor),
+    not about an event then ("what caused the outage on March 20": its reports come later,
+    so the date must not hide them)."""
+    if _EVENT.search(question):
+        return False
+    return bool(relation_types_named(question)) or bool(_STATE.match(question))
