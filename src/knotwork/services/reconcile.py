@@ -118,13 +118,10 @@ def reconcile(rt: Runtime, group: str, *, dry_run: bool = False,
 
     say("passage vectors")
     tokens = rt.settings.passage_tokens
-    wanted = {passage_id(e.id, i): (e, text) for e in episodes
+    wanted = {passage_id(e.id, i): (e, i, text) for e in episodes
               for i, text in enumerate(passage_texts(e.content, tokens))}
-    index = {pid: i for e in episodes
-             for i, pid in enumerate(passage_id(e.id, k)
-                                     for k in range(len(passage_texts(e.content, tokens))))}
     stored = _ids(rt, Collection.CHUNKS, group)
-    missing_passages = [(pid, *wanted[pid]) for pid in sorted(wanted.keys() - stored)]
+    missing_passages = [wanted[pid] for pid in sorted(wanted.keys() - stored)]
     extra = sorted(stored - wanted.keys())
     report.passage_vectors_added, report.passage_vectors_removed = len(missing_passages), len(extra)
     if not dry_run:
@@ -132,11 +129,13 @@ def reconcile(rt: Runtime, group: str, *, dry_run: bool = False,
             doc = documents.get(document_id)
             return doc.title if doc is not None else ""
 
-        _upsert_embedded(
-            rt, Collection.CHUNKS,
-            [passage_text(title(e.document_id), text) for _, e, text in missing_passages],
-            lambda i, v: passage_point(missing_passages[i][1].id, missing_passages[i][1].document_id,
-                                       missing_passages[i][1].source_description,
-                                       index[missing_passages[i][0]], group, v))
+        def point(k: int, vector: list[float]) -> VectorPoint:
+            episode, index, _ = missing_passages[k]
+            return passage_point(episode.id, episode.document_id, episode.source_description,
+                                 index, group, vector)
+
+        _upsert_embedded(rt, Collection.CHUNKS,
+                         [passage_text(title(e.document_id), text)
+                          for e, _, text in missing_passages], point)
         rt.vectors.delete(Collection.CHUNKS, extra)
     return report

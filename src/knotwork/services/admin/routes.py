@@ -15,6 +15,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from knotwork.domain.auth import Scope
+from knotwork.infra.sql.api_keys import digest
 from knotwork.resolution.merge import NotFoundError
 from knotwork.resolution.models import ReviewStatus
 from knotwork.services.admin import render
@@ -22,7 +23,6 @@ from knotwork.services.api.deps import KW
 from knotwork.services.api.entity_routes import (
     ADMIN_COOKIE,
     GroupQuery,
-    _sha,
     is_admin,
     presented_admin_hash,
     workflow,
@@ -60,11 +60,11 @@ def login(body: LoginRequest, kw: KW) -> JSONResponse:
     key = kw.settings.admin_api_key
     if key is None:
         raise HTTPException(403, "admin is disabled: set KNOTWORK_ADMIN_API_KEY")
-    digest = _sha(body.key)
-    if not is_admin(key.get_secret_value(), digest):
+    key_digest = digest(body.key)
+    if not is_admin(key.get_secret_value(), key_digest):
         raise HTTPException(401, "wrong admin API key")
     response = JSONResponse({"signed_in": True})
-    response.set_cookie(ADMIN_COOKIE, digest, httponly=True, samesite="strict", path="/")
+    response.set_cookie(ADMIN_COOKIE, key_digest, httponly=True, samesite="strict", path="/")
     return response
 
 

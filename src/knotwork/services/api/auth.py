@@ -18,6 +18,7 @@ from fastapi import HTTPException, Request
 
 from knotwork.domain.auth import ApiKey, Scope
 from knotwork.domain.ports import ApiKeyStore
+from knotwork.domain.timeutil import utcnow
 from knotwork.infra.sql.api_keys import digest
 from knotwork.services.api.ratelimit import InMemoryRateLimiter, RateLimiter, RedisRateLimiter
 from knotwork.settings import AuthMode, Settings
@@ -91,13 +92,9 @@ class Authenticator:
         return on
 
     def verify(self, secret: str) -> ApiKey | None:
-        admin = self._settings.admin_api_key
-        if admin is not None and hmac.compare_digest(digest(secret),
-                                                     digest(admin.get_secret_value())):
-            from knotwork.domain.timeutil import utcnow
-
-            return ApiKey(id="settings-admin", prefix="settings", name="admin_api_key",
-                          scopes=[Scope.ADMIN], created_at=utcnow())
+        admin = self.verify_admin_digest(digest(secret))
+        if admin is not None:
+            return admin
         now = time.monotonic()
         token = digest(secret)
         with self._lock:
@@ -112,12 +109,11 @@ class Authenticator:
         return key
 
     def verify_admin_digest(self, presented: str) -> ApiKey | None:
-        """The admin page's cookie: the SHA-256 of ``admin_api_key``."""
+        """``admin_api_key`` as a key, when ``presented`` is its SHA-256 (a header's secret
+        digested, or the admin page's cookie)."""
         admin = self._settings.admin_api_key
         if admin is None or not hmac.compare_digest(presented, digest(admin.get_secret_value())):
             return None
-        from knotwork.domain.timeutil import utcnow
-
         return ApiKey(id="settings-admin", prefix="settings", name="admin_api_key",
                       scopes=[Scope.ADMIN], created_at=utcnow())
 

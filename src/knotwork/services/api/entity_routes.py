@@ -6,7 +6,6 @@ Errors are problem+json via the app's handlers: unknown ids 404, conflicts 409, 
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 from collections.abc import Callable
 from typing import Annotated, TypeVar
@@ -17,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from knotwork.domain.auth import Scope
 from knotwork.domain.models import EntityType
+from knotwork.infra.sql.api_keys import digest
 from knotwork.resolution.merge import MergeError, NotFoundError
 from knotwork.resolution.models import ReviewStatus
 from knotwork.resolution.workflow import EntityChanges, EntityWorkflow
@@ -28,10 +28,6 @@ T = TypeVar("T")
 GroupQuery = Annotated[str | None, Query(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
 
 
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 def presented_admin_hash(request: Request) -> str | None:
     """SHA-256 of the key in ``X-Admin-Key`` / ``X-Api-Key`` / ``Authorization: Bearer``, or
     the hash the admin page's login stored in its cookie."""
@@ -39,14 +35,14 @@ def presented_admin_hash(request: Request) -> str | None:
     raw = request.headers.get("x-admin-key") or request.headers.get("x-api-key") or (
         auth[7:].strip() if auth.lower().startswith("bearer ") else None)
     if raw:
-        return _sha(raw)
+        return digest(raw)
     return request.cookies.get(ADMIN_COOKIE)
 
 
 def is_admin(kw_settings_key: str | None, presented: str | None) -> bool:
     if kw_settings_key is None or presented is None:
         return False
-    return hmac.compare_digest(_sha(kw_settings_key), presented)
+    return hmac.compare_digest(digest(kw_settings_key), presented)
 
 
 def require_admin(request: Request, kw: KW) -> str:
