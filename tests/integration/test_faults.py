@@ -152,3 +152,38 @@ def test_sigterm_stops_the_embedded_graph_server_with_the_cli(tmp_path: Path) ->
         time.sleep(0.1)
     else:
         pytest.fail(f"the embedded FalkorDB (pid {server_pid}) outlived the CLI")
+
+
+def test_queue_redis_killed_under_a_worker_then_reconciled(tmp_path: Path) -> None:
+    """Embedded, the job queue lives in the FalkorDB server's Redis: kill that server while a
+    worker drains ``ingest --queue``; the worker reconnects (restarting it from its append-only
+    file), redelivered tasks are idempotent, and after reconcile the counts equal a clean run."""
+    source = _pages(tmp_path)
+    clean = tmp_path / "clean"
+    assert _run(clean, "ingest", str(source)).returncode == 0
+    expected = _counts(clean)
+
+    crashed = tmp_path / "crashed"
+    queued = _run(crashed, "ingest", str(source), "--queue")
+    assert queued.returncode == 0, queued.stderr
+    worker = subprocess.Popen([*COMMAND, "worker", "--until-empty", "--json"], env=_env(crashed),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while _completed(crashed) < 3 and time.monotonic() < deadline and worker.poll() is None:
+        time.sleep(0.1)
+    state = json.loads((crashed / "falkordb" / "server.json").read_text())
+    os.kill(int(state["pid"]), signal.SIGKILL)  # the queue's Redis dies under the worker
+    stdout, stderr = worker.communicate(timeout=600)
+    assert 0 < _completed(crashed), "the worker never started"
+    assert "lost the queue's Redis" in stderr or worker.returncode != 0, stderr
+    if worker.returncode == 0:  # reconnected and drained the queue itself
+        assert json.loads(stdout.strip().splitlines()[-1])["jobs"] > 0
+    else:  # gave up reconnecting: a second worker finishes the queue
+        again = _run(crashed, "worker", "--until-empty", "--json")
+        assert again.returncode == 0, again.stderr
+    status = json.loads(_run(crashed, "status", "--json").stdout)
+    assert status["queue"]["dead"] == 0 and status["queue"]["outstanding"] == 0, status
+    assert status["documents"]["COMPLETED"] == PAGES, status
+    reconciled = _run(crashed, "reconcile", "--json")
+    assert reconciled.returncode == 0, reconciled.stderr
+    assert _counts(crashed) == expected

@@ -75,17 +75,25 @@ class Authenticator:
             RedisRateLimiter(settings.redis_url, settings.queue_prefix) if settings.redis_url
             else InMemoryRateLimiter())
 
-    def enforced(self, scope: Scope) -> bool:
-        """ON: always. AUTO: once a key was issued; admin routes also when admin_api_key is set."""
+    def enforced_cached(self, scope: Scope) -> bool | None:
+        """``enforced`` when it needs no store read (settings, or a fresh cached answer);
+        None otherwise. Lets the request path skip a worker thread in the common case."""
         mode = self._settings.auth_mode
         if mode is not AuthMode.AUTO:
             return mode is AuthMode.ON
         if scope is Scope.ADMIN and self._settings.admin_api_key is not None:
             return True
-        now = time.monotonic()
         with self._lock:
-            if self._enforce is not None and now - self._enforce[0] < self.CACHE_SECONDS:
+            if self._enforce is not None and time.monotonic() - self._enforce[0] < self.CACHE_SECONDS:
                 return self._enforce[1]
+        return None
+
+    def enforced(self, scope: Scope) -> bool:
+        """ON: always. AUTO: once a key was issued; admin routes also when admin_api_key is set."""
+        cached = self.enforced_cached(scope)
+        if cached is not None:
+            return cached
+        now = time.monotonic()
         on = self._keys.any_issued()
         with self._lock:
             self._enforce = (now, on)
@@ -166,7 +174,10 @@ async def authorize(request: Request) -> None:
     auth: Authenticator | None = getattr(request.app.state, "auth", None)
     if scope is None or auth is None:
         return
-    if not await anyio.to_thread.run_sync(auth.enforced, scope):
+    enforced = auth.enforced_cached(scope)
+    if enforced is None:  # the "was a key ever issued" answer is stale: read it in a thread
+        enforced = await anyio.to_thread.run_sync(auth.enforced, scope)
+    if not enforced:
         return
     secret = _secret(request)
     cookie = request.cookies.get(ADMIN_COOKIE)
