@@ -18,6 +18,7 @@ Appends a JSON line to bench/results/load.jsonl.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import shutil
@@ -26,7 +27,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -74,14 +74,79 @@ def _serve(data: Path, port: int, env: dict[str, str]) -> subprocess.Popen[bytes
     raise SystemExit("knotwork serve did not become ready in 180 s")
 
 
-def _ask(client: httpx.Client, question: str) -> tuple[float, bool]:
-    started = time.perf_counter()
+class _Connection:
+    """One keep-alive HTTP/1.1 connection speaking just enough of the protocol to POST a query
+    and read the answer (like ``wrk``): the load generator costs tens of microseconds per
+    request, so what is measured is the server, not the client's own thread contention."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def ask(self, question: str) -> tuple[float, bool]:
+        body = json.dumps({"query": question, "mode": "AUTO"}).encode()
+        request = (f"POST /v1/graphrag/query HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n"
+                   f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+                   ).encode() + body
+        started = time.perf_counter()
+        try:
+            if self.writer is None:
+                self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+            assert self.reader is not None
+            self.writer.write(request)
+            head = await asyncio.wait_for(self.reader.readuntil(b"\r\n\r\n"), 60)
+            status = int(head.split(b" ", 2)[1])
+            length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                          if line.lower().startswith(b"content-length:"))
+            await asyncio.wait_for(self.reader.readexactly(length), 60)
+            ok = status == 200
+        except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,
+                TimeoutError, StopIteration, ValueError):
+            await self.close()
+            ok = False
+        return time.perf_counter() - started, ok
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+
+async def _client(port: int, questions: list[str], think_s: float, until: float | None,
+                  offset: int = 0) -> tuple[list[float], int]:
+    """One client: asks ``questions`` in turn (cycling until ``until`` when given), pausing
+    ``think_s`` after each answer; returns the latencies and the error count."""
+    connection = _Connection(port)
+    latencies: list[float] = []
+    errors = 0
+    i = offset
     try:
-        response = client.post("/v1/graphrag/query", json={"query": question, "mode": "AUTO"})
-        ok = response.status_code == 200
-    except httpx.HTTPError:
-        ok = False
-    return time.perf_counter() - started, ok
+        while (time.monotonic() < until) if until is not None else (i - offset < len(questions)):
+            elapsed, ok = await connection.ask(questions[i % len(questions)])
+            i += 1
+            latencies.append(elapsed)
+            errors += not ok
+            if think_s:
+                await asyncio.sleep(think_s)
+    finally:
+        await connection.close()
+    return latencies, errors
+
+
+async def _measure(port: int, clients: int, seconds: float, think_s: float
+                   ) -> tuple[list[float], list[float], list[float], int, float]:
+    await _client(port, QUESTIONS, 0.0, None)  # warm-up: models, caches, first-touch costs
+    back_to_back, _ = await _client(port, QUESTIONS * 2, 0.0, None)
+    # one client alone, pacing exactly like each concurrent one
+    single, _ = await _client(port, QUESTIONS * 4, think_s, None)
+    until = time.monotonic() + seconds
+    started = time.monotonic()
+    runs = await asyncio.gather(*(_client(port, QUESTIONS, think_s, until, k * 3)
+                                  for k in range(clients)))
+    wall = time.monotonic() - started
+    latencies = [x for run, _ in runs for x in run]
+    return back_to_back, single, latencies, sum(e for _, e in runs), wall
 
 
 def main() -> None:
@@ -109,41 +174,10 @@ def main() -> None:
         port = args.port or _free_port()
         server = _serve(data, port, env)
         try:
-            base = f"http://127.0.0.1:{port}"
-            with httpx.Client(base_url=base, timeout=60) as client:
-                for question in QUESTIONS:  # warm-up: models, caches, first-touch costs
-                    _ask(client, question)
-                back_to_back = [_ask(client, q)[0] for q in QUESTIONS * 2]
-                single = []
-                for q in QUESTIONS * 4:  # one client alone, pacing like each concurrent one
-                    single.append(_ask(client, q)[0])
-                    if args.think_ms:
-                        time.sleep(args.think_ms / 1000)
-            latencies: list[float] = []
-            errors = [0]
-            lock = threading.Lock()
-            stop = time.monotonic() + args.seconds
-
-            def worker(offset: int) -> None:
-                with httpx.Client(base_url=base, timeout=60) as client:
-                    i = offset
-                    while time.monotonic() < stop:
-                        elapsed, ok = _ask(client, QUESTIONS[i % len(QUESTIONS)])
-                        i += 1
-                        if args.think_ms:
-                            time.sleep(args.think_ms / 1000)
-                        with lock:
-                            latencies.append(elapsed)
-                            errors[0] += not ok
-
-            console.print(f"{args.clients} clients for {args.seconds:.0f} s …")
-            threads = [threading.Thread(target=worker, args=(k * 3,)) for k in range(args.clients)]
-            started = time.monotonic()
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
-            wall = time.monotonic() - started
+            console.print(f"one client, then {args.clients} clients for {args.seconds:.0f} s …")
+            back_to_back, single, latencies, error_count, wall = asyncio.run(
+                _measure(port, args.clients, args.seconds, args.think_ms / 1000))
+            errors = [error_count]
         finally:
             server.terminate()
             server.wait(timeout=30)

@@ -168,6 +168,12 @@ class Knotwork:
         group = self._group(group_id)
         return run_sync(self._pipeline(group), self._rt.documents, group, source, progress)
 
+    def warm_up(self) -> None:
+        """Load what the first query would otherwise load inside a request: the embedding
+        model and the NER pipeline (the question's names). No store is written."""
+        self._rt.embedder.embed(["warm up"])
+        self._rt.extractor.names_in("Who leads Project Atlas?")
+
     # ------------------------------------------------------------------ query
     def query(self, question: str, group_id: str | None = None,
               mode: QueryMode | str = QueryMode.AUTO, as_of: datetime | None = None,

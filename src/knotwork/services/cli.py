@@ -258,17 +258,28 @@ def serve(
     port: Annotated[int, typer.Option("--port")] = 8000,
 ) -> None:
     """Serve the REST API (FastAPI + uvicorn)."""
-    import sys
+    import gc
 
     import uvicorn
+
+    from knotwork.services.api.app import create_app
 
     # Routes run in worker threads: a 1 ms GIL switch interval (CPython's default is 5 ms)
     # keeps a cheap request from waiting a whole slice behind an expensive one under load.
     sys.setswitchinterval(0.001)
 
-    from knotwork.services.api.app import create_app
+    def body(kw: object) -> None:
+        from knotwork.core import Knotwork
 
-    uvicorn.run(create_app(_State.settings or Settings()), host=host, port=port, log_level="info")
+        assert isinstance(kw, Knotwork)
+        kw.warm_up()  # the models load now, not inside the first request
+        # ~0.5 M long-lived objects (models, vocabularies): a full collection walks them all
+        # (0.3-1 s) and would stall whichever request triggered it; freeze them.
+        gc.collect()
+        gc.freeze()
+        uvicorn.run(create_app(kw.settings, knotwork=kw), host=host, port=port, log_level="info")
+
+    _run(body)
 
 
 def _register_extensions() -> None:
