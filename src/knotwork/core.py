@@ -158,7 +158,7 @@ class Knotwork:
                     progress: Progress | None = None) -> IngestReport:
         from knotwork.ingestion.loaders.detect import load_path
 
-        loaded = load_path(path)
+        loaded = load_path(path, max_chars=self.settings.max_document_chars)
         return self.ingest_documents(loaded.documents, group_id, progress)
 
     def sync(self, source: SyncSource, group_id: str | None = None,
@@ -166,7 +166,8 @@ class Knotwork:
         """Incremental sync of a live source (``connectors``): only what changed costs work;
         pages deleted at the source are removed with what only they evidenced."""
         group = self._group(group_id)
-        return run_sync(self._pipeline(group), self._rt.documents, group, source, progress)
+        return run_sync(self._pipeline(group), self._rt.documents, group, source, progress,
+                        max_chars=self.settings.max_document_chars)
 
     def warm_up(self) -> None:
         """Load what the first query would otherwise load inside a request: the embedding

@@ -326,3 +326,24 @@ def test_cli_sync_prints_changes_and_fails_in_one_line(
                    KNOTWORK_SLACK_TOKEN=slack.token, KNOTWORK_SLACK_API_URL=slack.base_url + "/api")
     assert (missing.returncode, missing.stderr) == (
         2, "knotwork: error: unknown Slack channel(s): #nope\n")
+
+
+def test_a_page_grown_over_the_size_limit_is_skipped_and_its_stored_version_kept(
+        make_settings: SettingsFactory, confluence: FakeConfluence) -> None:
+    with Knotwork(make_settings(embedder="hashing", max_document_chars=1000)) as small:
+        first = sync_confluence(small, confluence)
+        assert first.oversized == [] and len(first.added) == 3
+        before = facts(small)
+        assert ("Dan Wu", "Globex") in before
+
+        confluence.add_page("103", "Team East", EAST + "<p>" + "Padding text. " * 200 + "</p>",
+                            version=2)
+        confluence.add_page("104", "Team West", "<p>" + "Huge page. " * 300 + "</p>")
+        report = sync_confluence(small, confluence)
+
+        assert sorted(d.source_id for d in report.oversized) == ["103", "104"]
+        assert report.skipped >= 2 and report.documents_processed == 0
+        assert report.updated == [] and report.deleted == []
+        assert facts(small) == before  # the stored version of page 103 is kept as it was
+        group = small.settings.group
+        assert small.runtime.documents.get_document_by_source(group, "confluence", "104") is None

@@ -95,6 +95,8 @@ class SyncReport(BaseModel):
     deleted: list[DocRef] = Field(default_factory=list)
     unchanged: int = 0
     skipped: int = 0
+    # over ``max_document_chars``: left out and reported (a stored earlier version stays)
+    oversized: list[DocRef] = Field(default_factory=list)
     documents_processed: int = 0  # documents (re-)extracted: zero on a sync with no change
     tasks_enqueued: int = 0  # with --queue: EXTRACT_ENTITIES tasks (zero with no change)
     chunks: int = 0
@@ -105,14 +107,22 @@ class SyncReport(BaseModel):
 
 def run_sync(pipeline: IngestionPipeline, documents: DocumentStore, group_id: str,
              source: SyncSource, progress: Progress | None = None,
-             enqueue: Enqueue | None = None) -> SyncReport:
+             enqueue: Enqueue | None = None, max_chars: int | None = None) -> SyncReport:
+    """One incremental sync of ``source``. Documents over ``max_chars`` characters are skipped
+    and reported in ``oversized``; what is stored for them already is kept as it is."""
     known = {d.source_id: d for d in documents.list_documents(group_id)
              if d.source_system == source.system}
     plan = source.plan(documents.get_sync_cursor(group_id, source.key), known)
     titles: dict[str, str] = {}
+    oversized: list[DocRef] = []
 
     def recorded(items: Iterable[RawDocument]) -> Iterator[RawDocument]:
         for raw in items:
+            if max_chars is not None and len(raw.content) > max_chars:
+                oversized.append(DocRef(source_id=raw.source_id, title=raw.title))
+                log.warning("sync.document_too_large", source=source.key,
+                            source_id=raw.source_id, chars=len(raw.content), limit=max_chars)
+                continue
             titles[raw.source_id] = raw.title
             yield raw
 
@@ -133,7 +143,8 @@ def run_sync(pipeline: IngestionPipeline, documents: DocumentStore, group_id: st
         updated=[DocRef(source_id=s, title=titles.get(s, s)) for s in ingested.updated],
         deleted=[DocRef(source_id=d.source_id, title=d.title) for d in gone],
         unchanged=plan.unchanged + ingested.documents_unchanged,
-        skipped=plan.skipped,
+        skipped=plan.skipped + len(oversized),
+        oversized=oversized,
         documents_processed=ingested.documents_ingested,
         tasks_enqueued=tasks,
         chunks=ingested.chunks,

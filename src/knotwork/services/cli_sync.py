@@ -70,6 +70,8 @@ def _print(report: SyncReport, as_json: bool) -> None:
     _refs("+", report.added)
     _refs("~", report.updated)
     _refs("-", report.deleted)
+    for ref in report.oversized:
+        typer.echo(f"  skipped (over KNOTWORK_MAX_DOCUMENT_CHARS): {ref.source_id} {ref.title}")
 
 
 def _sync(make_source: Callable[[], SyncSource], as_json: bool, queue: bool = False) -> None:
