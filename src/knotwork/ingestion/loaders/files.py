@@ -1,4 +1,4 @@
-"""Plain files to ``RawDocument``s: Markdown and text as is, HTML as structured text.
+"""Plain files to ``RawDocument``s: Markdown, text and HTML as structured text (``markdown``).
 
 ``source_id`` is the path relative to the root given (a single file: its name); both
 ``created_at`` and ``modified_at`` come from the file's mtime.  Hidden files and
@@ -19,6 +19,7 @@ from knotwork.ingestion.loaders.errors import (
     LoaderError,
     looks_binary,
 )
+from knotwork.ingestion.loaders.markdown import markdown_to_text, unwrap_plain_text
 from knotwork.ingestion.loaders.xhtml import convert_html
 
 __all__ = ["HTML_SUFFIXES", "SUPPORTED_SUFFIXES", "TEXT_SUFFIXES", "load_files"]
@@ -83,9 +84,12 @@ def _document(file: Path, root: Path) -> RawDocument | None:
         content, title = converted.text, converted.title
         mime_type = "text/plain"
         metadata["original_mime_type"] = "text/html"
+    elif suffix in MARKDOWN_SUFFIXES:  # soft-wrapped lines joined, markup dropped
+        content, title = markdown_to_text(text), markdown_title(text)
+        mime_type = "text/markdown"
     else:
-        content, title = text.strip("\n"), markdown_title(text)
-        mime_type = "text/markdown" if suffix in MARKDOWN_SUFFIXES else "text/plain"
+        content, title = unwrap_plain_text(text).strip("\n"), markdown_title(text)
+        mime_type = "text/plain"
     if not content.strip():
         return None
     mtime = datetime.fromtimestamp(file.stat().st_mtime, UTC)
