@@ -207,3 +207,26 @@ def test_second_predicate_after_an_untyped_first_one(rel: Any) -> None:
 def test_second_predicate_across_a_named_thing(rel: Any) -> None:
     found = rel("Lucia Romano stays the Kotlin guild lead and will report to Maria Santos from May.")
     assert ("Lucia Romano", R.REPORTS_TO, "Maria Santos") in found
+
+
+def test_names_the_small_model_mistypes_are_people(rel: Any) -> None:
+    assert rel("The Data Platform group is run by Marguerite Okafor.") == {
+        ("Marguerite Okafor", R.LEADS, "Data Platform group")}
+    assert ("Marguerite Okafor", R.REPORTS_TO, "Tomasz Wieczorek") in rel(
+        "Marguerite Okafor reports to the CTO, Tomasz Wieczorek.")
+
+
+def test_a_handover_makes_the_receiver_the_lead(rel: Any) -> None:
+    assert rel("In March 2024, Ravi Subramanian handed the Streaming team over to Elif Demir.") \
+        == {("Elif Demir", R.LEADS, "Streaming team")}
+    assert rel("Ana Ruiz passed Project Atlas on to Bo Chen in May.") == {
+        ("Bo Chen", R.LEADS, "Project Atlas")}
+
+
+def test_labelled_list_items_name_the_lead_or_manager(rel: Any) -> None:
+    assert rel("Streaming team — lead: Ravi Subramanian.") == {
+        ("Ravi Subramanian", R.LEADS, "Streaming team")}
+    assert rel("Project Kestrel (owner: Dana Lee) ships in June.") == {
+        ("Dana Lee", R.LEADS, "Project Kestrel")}
+    assert rel("Payments team, manager: Omar Haddad.") == {
+        ("Omar Haddad", R.MANAGES, "Payments team")}

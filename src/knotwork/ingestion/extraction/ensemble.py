@@ -28,7 +28,7 @@ from knotwork.ingestion.extraction.extractors import (
     SpeakerExtractor,
     UserTableExtractor,
 )
-from knotwork.ingestion.extraction.lexicon import FIRST_NAMES
+from knotwork.ingestion.extraction.given_names import is_given_name
 from knotwork.ingestion.extraction.mentions import PRIORITY, first_person_mentions
 from knotwork.ingestion.extraction.speakers import speaker_turns
 from knotwork.ingestion.extraction.types import ChunkInput, Extractor, KnownName, Mention
@@ -96,7 +96,7 @@ def _type_vote(anchor: Mention, supporters: Sequence[Mention]) -> tuple[EntityTy
         typed = [c for c in supporters if c.type is etype and c.subtype]
         subtype = max(typed, key=lambda c: TYPE_WEIGHT.get(c.extractor, 1.0)).subtype if typed else None
     # a lone given name the statistical model called a company or product is a person
-    if (" " not in anchor.text and anchor.text.lower() in FIRST_NAMES and subtype is None
+    if (" " not in anchor.text and is_given_name(anchor.text) and subtype is None
             and etype not in (EntityType.LOCATION, EntityType.PERSON)
             and {c.extractor for c in supporters} <= {"spacy", "shape"}):
         return EntityType.PERSON, None

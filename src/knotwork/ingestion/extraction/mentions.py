@@ -13,9 +13,9 @@ import re
 from collections.abc import Mapping, Sequence
 
 from knotwork.domain.models import EntityType
+from knotwork.ingestion.extraction.given_names import is_given_name
 from knotwork.ingestion.extraction.lexicon import (
     COMPANY_SUFFIXES,
-    FIRST_NAMES,
     FUNCTION_WORDS,
     PROJECT_WORDS,
     STOP_NAMES,
@@ -98,7 +98,7 @@ def rule_type(text: str) -> tuple[EntityType, str | None] | None:
         return EntityType.PRODUCT, "SYSTEM"
     if _CODE.match(text):
         return EntityType.CONCEPT, "IDENTIFIER"  # DEC-007, INC-2041, JIRA-12
-    if 2 <= len(words) <= 3 and words[0].lower() in FIRST_NAMES and words[-1][:1].isupper():
+    if 2 <= len(words) <= 3 and is_given_name(words[0]) and words[-1][:1].isupper():
         return EntityType.PERSON, None
     return None
 
@@ -164,7 +164,7 @@ def rule_mentions(text: str) -> list[Mention]:
         out.append(Mention(m.start(), m.end(), m.group(0), EntityType.CONCEPT, 0.95, "rule", "IDENTIFIER"))
     for m in _PERSON_RE.finditer(text):
         first, last = m.group(1), m.group(2)
-        if first.lower() in FIRST_NAMES and last not in TEAM_WORDS | SYSTEM_WORDS | PROJECT_WORDS:
+        if is_given_name(first) and last not in TEAM_WORDS | SYSTEM_WORDS | PROJECT_WORDS:
             out.append(Mention(m.start(), m.end(), m.group(0), EntityType.PERSON, 0.88, "rule"))
     return out
 

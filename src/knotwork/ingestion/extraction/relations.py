@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from knotwork.domain.models import EntityType, RelationType
-from knotwork.ingestion.extraction.lexicon import FIRST_NAMES
+from knotwork.ingestion.extraction.given_names import is_given_name
 from knotwork.ingestion.extraction.types import Mention
 
 R = RelationType
@@ -67,6 +67,9 @@ PATTERNS: tuple[Pattern, ...] = (
     # apposition of a title: "Omar Haddad, head of Security", "Ana, tech lead of Atlas"
     _p(R.LEADS, r"^,\s*(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:lead|leader|owner|dri)\s+(?:of|for|on)\s*(?:the\s+)?$", src={P}),
     _p(R.MANAGES, r"^,\s*(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:head|director|manager|vp|chief)\s+(?:of|for)\s*(?:the\s+)?$", src={P}),
+    # a labelled list item: "Streaming team — lead: Ravi", "Atlas (owner: Ana)", "Search, manager: Bo"
+    _p(R.MANAGES, r"^\s*(?:[—–-]+|,|\(|:)\s*(?:(?:line|engineering|team|project)\s+)?manager\s*:\s*$", reverse=True, src={P}),
+    _p(R.LEADS, r"^\s*(?:[—–-]+|,|\(|:)\s*(?:(?:tech(?:nical)?|team|project)\s+)?(?:lead|leader|head|owner|dri|pm)\s*:\s*$", reverse=True, src={P}),
     _p(R.HEADQUARTERED_IN, r"\b(?:headquartered|hq(?:'d)?|head office is) in\b|\bheadquarters (?:is |are )?in\b"),
     # "a startup based in Cork": a one-word place the statistical model called an organisation
     _p(R.LOCATED_IN, r"\b(?:based|located|situated|offices? (?:is |are )?)\s+in\s*$", tgt={L}, weak_place=True),
@@ -136,7 +139,7 @@ _PLACE_TARGET = frozenset({R.LOCATED_IN, R.HEADQUARTERED_IN, R.RELATED_TO})
 def _maybe_not_person(m: Mention) -> bool:
     """A one-word name only the statistical model calls a person ("Atlas"): could be anything."""
     weak = set(m.votes or (m.extractor,)) <= {"spacy", "shape", "known"}  # known: an earlier guess
-    return weak and m.extractor != "coref" and " " not in m.text and m.text.lower() not in FIRST_NAMES
+    return weak and m.extractor != "coref" and " " not in m.text and not is_given_name(m.text)
 
 
 # a job title NER took for an organisation ("Ana Ruiz (CTO)"): nobody is a member of it
@@ -249,8 +252,30 @@ def _subject_of_conjunct(text: str, mentions: list[Mention], i: int) -> int | No
     return None
 
 
+# "Ravi handed the Streaming team over to Elif", "passed Atlas on to Bo": the receiver leads it
+_HANDOVER_VERB = re.compile(r"\b(?:hand(?:s|ed|ing)?|pass(?:es|ed|ing)?|transferr?(?:s|ed|ing)?)"
+                            r"(?:\s+(?:over|on))?(?:\s+(?:the\s+)?(?:leadership|ownership|reins)"
+                            r"\s+of)?\s+(?:the\s+|his\s+|her\s+|their\s+)?$")
+_HANDOVER_TO = re.compile(r"^\s*(?:(?:over|on)\s+)?to\s*$")
+
+
+def _handovers(text: str, mentions: list[Mention]) -> list[RelationHit]:
+    hits = []
+    for i in range(len(mentions) - 2):
+        giver, what, receiver = mentions[i], mentions[i + 1], mentions[i + 2]
+        if giver.type is not EntityType.PERSON or receiver.type is not EntityType.PERSON \
+                or what.type not in (EntityType.ORGANIZATION, EntityType.PRODUCT):
+            continue
+        if _HANDOVER_VERB.search(text[giver.end:what.start].lower()) and \
+                _HANDOVER_TO.match(text[what.end:receiver.start].lower()):
+            hits.append(RelationHit(receiver, what, R.LEADS,
+                                    min(0.8, receiver.confidence + 0.1, what.confidence + 0.1)))
+    return hits
+
+
 def relations_in_sentence(text: str, mentions: list[Mention]) -> list[RelationHit]:
-    hits: list[RelationHit] = []
+    hits: list[RelationHit] = _handovers(text, mentions)
+    handed = {(h.source.start, h.target.start) for h in hits}
     for i, left in enumerate(mentions):
         for j in range(i + 1, min(len(mentions), i + 6)):
             right = mentions[j]
@@ -261,6 +286,8 @@ def relations_in_sentence(text: str, mentions: list[Mention]) -> list[RelationHi
                 if subject is not None:  # the predicate belongs to the clause's subject
                     left = mentions[subject]
                     gap = gap[conj.end():]
+            if (right.start, left.start) in handed or (left.start, right.start) in handed:
+                continue  # the handover above says what this pair is
             found = classify(gap, left, right)
             if found is None:
                 continue

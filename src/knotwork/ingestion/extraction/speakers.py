@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from knotwork.ingestion.extraction.lexicon import FIRST_NAMES
+from knotwork.ingestion.extraction.given_names import is_given_name
 
 
 def _words(text: str) -> list[str]:
@@ -68,10 +68,10 @@ def speaker_turns(text: str) -> list[SpeakerTurn]:
     # a one-word prefix ("Deciders:", "Purpose:") is a page label unless it is a known given
     # name, carries a role ("Kofi (SRE):"), or the chunk is a chat (several turns, one of them
     # clearly a person's name)
-    named = any(len(t.name.split()) >= 2 or t.name.lower() in FIRST_NAMES for t in turns)
+    named = any(len(t.name.split()) >= 2 or is_given_name(t.name) for t in turns)
     chat = named and len(turns) >= 2
     return [t for t, role in zip(turns, roles, strict=True)
-            if " " in t.name or role or chat or t.name.lower() in FIRST_NAMES]
+            if " " in t.name or role or chat or is_given_name(t.name)]
 
 
 def first_person_spans(text: str, turn: SpeakerTurn) -> list[tuple[int, int, str]]:

@@ -1,0 +1,19 @@
+"""Given names: curated, international and census names count; ordinary words and places do not."""
+
+from __future__ import annotations
+
+import pytest
+
+from knotwork.ingestion.extraction.given_names import is_given_name
+
+
+@pytest.mark.parametrize("word", ["Marguerite", "tomasz", "Elif", "Oluwaseun", "Siobhan",
+                                  "Kwame", "Priya", "Wojciech", "Haruto", "Gonzalo"])
+def test_names_of_many_cultures(word: str) -> None:
+    assert is_given_name(word)
+
+
+@pytest.mark.parametrize("word", ["Will", "May", "Chase", "Page", "April", "Dallas", "Van",
+                                  "Sterling", "Major", "Platform", "Ling", "Can"])
+def test_words_months_places_and_particles_are_not(word: str) -> None:
+    assert not is_given_name(word)
