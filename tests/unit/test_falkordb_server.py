@@ -177,3 +177,24 @@ def test_factory_uses_url(tmp_path: Path) -> None:
         assert store.port == server.port
         store.close()
         assert server.running
+
+
+def test_a_stop_after_many_writes_compacts_the_log_and_keeps_the_data(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from knotwork.infra.falkordb import server as server_module
+
+    monkeypatch.setattr(server_module, "COMPACT_MIN_BYTES", 1024)
+    server = EmbeddedFalkorDB(tmp_path).start()
+    store = FalkorGraphStore(server.host, server.port, server=server)
+    for start in range(0, 200, 20):  # many small write queries: a long tail of commands
+        store.upsert_entities([_entity(i) for i in range(start, start + 20)])
+    tail_before = sum(f.stat().st_size for f in (tmp_path / "appendonlydir").glob("*.incr.aof"))
+    store.close()  # stops the owned server: the log is rewritten first
+    tail_after = sum(f.stat().st_size for f in (tmp_path / "appendonlydir").glob("*.incr.aof"))
+    assert tail_before > 1024 and tail_after < tail_before / 10
+    assert list((tmp_path / "appendonlydir").glob("*.base.rdb"))  # a snapshot base now
+
+    with EmbeddedFalkorDB(tmp_path) as again:
+        store = FalkorGraphStore(again.host, again.port)
+        assert len(store.list_entities("persist")) == 200
+        store.close()

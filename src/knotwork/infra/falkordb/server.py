@@ -34,6 +34,9 @@ STATE_FILE = "server.json"
 LOCK_FILE = "server.lock"
 LOG_FILE = "falkordb.log"
 STDERR_FILE = "falkordb.stderr"
+LOAD_TIMEOUT = 3600.0  # loading a large data set keeps moving the start deadline, up to this
+COMPACT_MIN_BYTES = 8 * 1024 * 1024  # at a stop, rewrite the AOF when its tail grew this much
+COMPACT_TIMEOUT = 60.0
 
 
 class EmbeddedFalkorDBError(RuntimeError):
@@ -250,6 +253,12 @@ class EmbeddedFalkorDB:
             str(self.data_dir),
             "--appendonly",
             "yes",
+            # rewrite the log (an RDB snapshot + a small tail) once it grew 16 MB and doubled,
+            # so a restart loads a snapshot instead of replaying every write query
+            "--auto-aof-rewrite-min-size",
+            "16mb",
+            "--aof-use-rdb-preamble",
+            "yes",
             "--daemonize",
             "no",
             "--logfile",
@@ -283,7 +292,11 @@ class EmbeddedFalkorDB:
         raise EmbeddedFalkorDBError(f"FalkorDB did not start in {self.data_dir}: {last_error}")
 
     def _wait_ready(self, process: subprocess.Popen[bytes], port: int) -> bool:
-        deadline = time.monotonic() + self._start_timeout
+        """Ready when it answers PING. Loading its data is progress, not a hang: the deadline
+        moves while it loads (up to ``LOAD_TIMEOUT``), with a log line every 10 s."""
+        started = time.monotonic()
+        deadline = started + self._start_timeout
+        next_note = started + 10
         while time.monotonic() < deadline:
             if process.poll() is not None:
                 return False
@@ -294,13 +307,40 @@ class EmbeddedFalkorDB:
                         return True
                 finally:
                     conn.close()
-            except redis.BusyLoadingError:
-                pass  # replaying the AOF
+            except redis.BusyLoadingError:  # replaying the AOF
+                now = time.monotonic()
+                deadline = max(deadline, min(now + self._start_timeout, started + LOAD_TIMEOUT))
+                if now >= next_note:
+                    next_note = now + 10
+                    log.info("falkordb.loading", seconds=round(now - started), port=port,
+                             dir=str(self.data_dir))
             except (redis.RedisError, OSError):
                 pass
             time.sleep(0.05)
         self._kill(process)
         return False
+
+    def _compact(self, conn: redis.Redis) -> None:
+        """Rewrite the append-only file when its tail of write queries outgrew its snapshot
+        base (e.g. after a bulk ingest), so that the next start loads quickly."""
+        try:
+            info = conn.info("persistence")
+            current, base = int(info.get("aof_current_size", 0)), int(info.get("aof_base_size", 0))
+            if current - base < COMPACT_MIN_BYTES or current < 2 * base:
+                return
+            conn.bgrewriteaof()
+            deadline = time.monotonic() + COMPACT_TIMEOUT
+            while time.monotonic() < deadline:
+                time.sleep(0.1)
+                state = conn.info("persistence")
+                if not state.get("aof_rewrite_in_progress") and \
+                        not state.get("aof_rewrite_scheduled"):
+                    log.info("falkordb.compacted", before=current,
+                             after=int(state.get("aof_current_size", 0)))
+                    return
+            log.warning("falkordb.compact_timeout", seconds=COMPACT_TIMEOUT)
+        except redis.RedisError as exc:  # compaction is an optimisation: never fail a stop
+            log.warning("falkordb.compact_error", error=str(exc))
 
     def _failure_reason(self) -> str:
         lines: list[str] = []
@@ -313,6 +353,7 @@ class EmbeddedFalkorDB:
         try:
             conn = _client(port, timeout=self._stop_timeout)
             try:
+                self._compact(conn)
                 conn.shutdown()  # fsyncs the AOF; closes the connection
             finally:
                 conn.close()
