@@ -6,10 +6,12 @@ import random
 from datetime import UTC, datetime, timedelta
 
 import networkx as nx
+import numpy as np
 import pytest
 from sklearn.metrics import normalized_mutual_info_score
 
-from knotwork.communities.detection import Hierarchy, detect, modularity, to_igraph
+from knotwork.communities import detection
+from knotwork.communities.detection import Hierarchy, detect, leiden, modularity, to_igraph
 from knotwork.communities.metrics import community_metrics
 from knotwork.communities.projection import (
     EntityView,
@@ -110,6 +112,64 @@ def test_a_clique_is_still_split_to_max_size() -> None:
     graph = from_edge_list([(a, b, 1.0) for i, a in enumerate(names) for b in names[i + 1:]])
     h = detect(graph, max_size=5)
     _check_hierarchy(h, 12, 5)
+
+
+def test_cliques_left_whole_are_split_together() -> None:
+    """Three 12-cliques chained by single edges: each is refined (with resolution boosts and
+    maybe the fallback) in the same batched runs."""
+    names = [[f"c{c}k{i:02d}" for i in range(12)] for c in range(3)]
+    edges = [(a, b, 1.0) for clique in names for i, a in enumerate(clique) for b in clique[i + 1:]]
+    edges += [(names[0][0], names[1][0], 1.0), (names[1][1], names[2][0], 1.0)]
+    graph = from_edge_list(edges)
+    h = detect(graph, max_size=5)
+    _check_hierarchy(h, 36, 5)
+    assert h == detect(graph, max_size=5)
+
+
+@pytest.mark.parametrize("batch", [1, 600, 10**9])
+def test_batch_size_keeps_a_valid_deterministic_hierarchy(
+        lfr: tuple[ProjectedGraph, list[int]], batch: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    graph, _ = lfr
+    monkeypatch.setattr(detection, "BATCH_NODES", batch)
+    h = detect(graph, max_size=8, seed=3)
+    _check_hierarchy(h, len(graph.nodes), 8)
+    assert h.levels >= 3
+    assert h == detect(graph, max_size=8, seed=3)
+
+
+@pytest.mark.parametrize("engine", list(LeidenEngine))
+def test_batched_refinement_splits_each_community_as_if_alone(
+        lfr: tuple[ProjectedGraph, list[int]], engine: LeidenEngine) -> None:
+    """One Leiden run over many communities (CPM with per-community node weights) finds, in
+    each, clusters as good as a modularity run on that community's own subgraph."""
+    graph, _ = lfr
+    g = to_igraph(graph)
+    label = np.asarray(leiden(g, 1.0, seed=3, engine=engine), dtype=np.int64)
+    communities = [np.flatnonzero(label == c) for c in range(int(label.max()) + 1)]
+    communities = [c for c in communities if len(c) > 15]
+    assert len(communities) >= 5
+    split = np.zeros(int(label.max()) + 1, dtype=bool)
+    split[[int(label[c[0]]) for c in communities]] = True
+    level = detection._Level(g, detection._edge_arrays(graph),
+                             np.arange(len(graph.edges), dtype=np.int64), label, split)
+    batched = detection._refine(level, communities, label, 1.0, 5, 2, engine)
+    assert len(batched) == len(communities)
+    ours, alone, ours_count, alone_count = [], [], 0, 0
+    for members, parts in zip(communities, batched, strict=True):
+        assert sorted(int(v) for part in parts for v in part) == members.tolist()
+        sub = g.induced_subgraph(members.tolist())
+        local = {int(v): k for k, v in enumerate(members)}
+        membership = [0] * len(members)
+        for cluster, part in enumerate(parts):
+            for v in part:
+                membership[local[int(v)]] = cluster
+        separate = leiden(sub, 1.0, seed=5, engine=engine)
+        ours.append(modularity(sub, membership))
+        alone.append(modularity(sub, separate))
+        ours_count += len(parts)
+        alone_count += len(set(separate))
+    assert sum(ours) / len(ours) == pytest.approx(sum(alone) / len(alone), abs=0.01)
+    assert ours_count == pytest.approx(alone_count, rel=0.15)
 
 
 def test_empty_graph_and_bad_parameters() -> None:
