@@ -7,9 +7,12 @@ Scales are sized in world entities (people, teams, projects, systems, ...): smal
 generated into a temporary directory (``bench.world``), ingested into a fresh embedded
 store with the default settings, and timed: ingest chunks/s and its ratio to the compute
 bound (spaCy + MiniLM alone over the same chunks), graph writes/s (entities + facts +
-mentions stored per ingest second), Leiden build time, query p50/p95 per mode (local,
-global, drift, auto) over the world's own questions, peak memory of this process and of
-the embedded FalkorDB. Appends a JSON line to ``bench/results/perf_scales.jsonl``.
+mentions stored per ingest second), LLM calls per chunk (0 without ``KNOTWORK_LLM_BASE_URL``;
+the real count of the configured endpoint otherwise), resolution ms per resolved entity
+mention (the ingest's resolution step, store look-ups included), Leiden time (detection
+alone, and the whole community build), query p50/p95 per mode (local, global, drift, auto)
+over the world's own questions, peak memory of this process and of the embedded FalkorDB.
+Appends a JSON line to ``bench/results/perf_scales.jsonl``.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ import shutil
 import statistics
 import tempfile
 import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -41,6 +47,72 @@ def _timed(fn: object) -> tuple[object, float]:
     t0 = time.perf_counter()
     out = fn()  # type: ignore[operator]
     return out, time.perf_counter() - t0
+
+
+@dataclass
+class ResolutionTimer:
+    seconds: float = 0.0
+    mentions: int = 0  # extracted entity mentions resolved (one per entity per chunk)
+    spans: int = 0  # their text spans (what entity_mentions stores)
+
+    @property
+    def ms_per_mention(self) -> float | None:
+        return round(self.seconds * 1000 / self.mentions, 3) if self.mentions else None
+
+
+@contextmanager
+def timed_resolution() -> Iterator[ResolutionTimer]:
+    """Time ``BatchBuilder._resolve_all`` (candidate look-up, blocking and the decision for
+    every extracted entity of a batch) while the block runs."""
+    from knotwork.ingestion.graph_builder import BatchBuilder
+
+    timer = ResolutionTimer()
+    original = BatchBuilder._resolve_all
+
+    def wrapped(self: BatchBuilder, items: Sequence[tuple[object, object]],
+                result: object) -> list[list[str]]:
+        t0 = time.perf_counter()
+        try:
+            return original(self, items, result)  # type: ignore[arg-type]
+        finally:
+            timer.seconds += time.perf_counter() - t0
+            for _, ex in items:
+                timer.mentions += len(ex.entities)  # type: ignore[attr-defined]
+                timer.spans += sum(len(e.mentions) for e in ex.entities)  # type: ignore[attr-defined]
+
+    BatchBuilder._resolve_all = wrapped  # type: ignore[assignment, method-assign]
+    try:
+        yield timer
+    finally:
+        BatchBuilder._resolve_all = original  # type: ignore[method-assign]
+
+
+def llm_calls_total() -> float:
+    """LLM calls of this process so far (ok, dropped and failed; retries are one call)."""
+    from knotwork.observability.metrics import get_metrics
+
+    total = 0.0
+    for metric in get_metrics().llm_calls.collect():
+        for sample in metric.samples:
+            if sample.name.endswith("_total") and sample.labels.get("outcome") != "retried":
+                total += sample.value
+    return total
+
+
+def leiden_seconds(kw: object) -> tuple[float, int]:
+    """Seconds of hierarchical Leiden alone (the product's parameters) on the current fact
+    graph, and the projected node count."""
+    from knotwork.communities.detection import detect
+    from knotwork.communities.projection import project
+    from knotwork.domain.timeutil import utcnow
+
+    rt, group = kw.runtime, kw.settings.group  # type: ignore[attr-defined]
+    s = rt.settings
+    graph = project(rt.graph.list_entities(group), rt.graph.list_facts(group), utcnow())
+    _, secs = _timed(lambda: detect(graph, resolution=s.community_resolution,
+                                    max_size=s.community_max_size, seed=s.community_seed,
+                                    engine=s.community_engine))
+    return secs, len(graph.nodes)
 
 
 def run(scale: str, seed: int, queries: int, console: Console,
@@ -68,9 +140,13 @@ def run(scale: str, seed: int, queries: int, console: Console,
             with Progress(TextColumn("ingest"), BarColumn(), MofNCompleteColumn(),
                           TimeElapsedColumn(), console=console) as progress:
                 task = progress.add_task("ingest", total=len(docs))
+                calls0 = llm_calls_total()
                 t0, c0 = time.perf_counter(), time.process_time()
-                report = kw.ingest_documents(docs, progress=lambda n: progress.advance(task, n))
+                with timed_resolution() as resolution:
+                    report = kw.ingest_documents(docs,
+                                                 progress=lambda n: progress.advance(task, n))
                 ingest_s, ingest_cpu = time.perf_counter() - t0, time.process_time() - c0
+                llm_calls = llm_calls_total() - calls0
             counts = kw.runtime.graph.counts(settings.group)
             texts, embed_texts = [], []
             for d in docs:
@@ -83,7 +159,8 @@ def run(scale: str, seed: int, queries: int, console: Console,
             spacy_s = time.perf_counter() - t0
             _, embed_s = _timed(lambda: kw.runtime.embedder.embed(embed_texts))
             bound_s, bound_cpu = spacy_s + embed_s, time.process_time() - c0
-            build, leiden_s = _timed(kw.build_communities)
+            build, build_s = _timed(kw.build_communities)
+            leiden_s, projected_nodes = leiden_seconds(kw)
             qs = [json.loads(line) for line in
                   (world / "truth" / "questions.jsonl").read_text(encoding="utf-8").splitlines()]
             qs = [q for q in qs if q["category"] != "unanswerable"]
@@ -112,7 +189,15 @@ def run(scale: str, seed: int, queries: int, console: Console,
             "compute_bound_cpu_s": round(bound_cpu, 1),
             "ingest_over_bound_cpu": round(ingest_cpu / bound_cpu, 2) if bound_cpu else None,
             "graph_writes_per_s": round(writes / ingest_s, 1) if ingest_s else None,
-            "leiden_s": round(leiden_s, 2),
+            "llm_configured": settings.llm_base_url is not None,
+            "llm_calls": int(llm_calls),
+            "llm_calls_per_chunk": round(llm_calls / report.chunks, 3) if report.chunks else None,
+            "resolution_mentions": resolution.mentions,
+            "resolution_ms_per_mention": resolution.ms_per_mention,
+            "resolution_share_of_ingest": (round(resolution.seconds / ingest_s, 3)
+                                           if ingest_s else None),
+            "leiden_s": round(leiden_s, 2), "leiden_nodes": projected_nodes,
+            "community_build_s": round(build_s, 2),
             "communities": build.communities,  # type: ignore[attr-defined]
             "query_latency": latency,
             "queries_per_mode": min(queries, len(qs) // len(MODES) or len(qs)),

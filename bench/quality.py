@@ -1,13 +1,16 @@
-"""Quality of Knotwork on a generated world, side by side with naive vector RAG.
+"""Quality of Knotwork on a generated world, side by side with three baselines.
 
     python -m bench.quality DIR [--keep STORE] [--out FILE] [--questions N] [--no-baseline]
 
 DIR is a world made by ``python -m bench.world DIR``. The world's Confluence pages and
 Slack export are ingested into a fresh embedded store; then entity precision/recall,
 relation recall, resolution pairwise P/R/F1, temporal correctness and per-category
-question answering are measured against ``DIR/truth``. Printed as a table, written as
-JSON (``--out``, default ``DIR/quality_report.json``) and appended to
-``bench/results/quality.jsonl``.
+question answering are measured against ``DIR/truth``. In the same process (unless
+``--no-baseline``): naive vector RAG on the same questions (``bench/baselines/vector_rag.py``),
+recordlinkage's classic linkage on the same resolution pairs and mentions, and graspologic's
+hierarchical Leiden on the same projected fact graph (``bench/baselines/side_by_side.py``),
+each with Knotwork / baseline ratios. Printed as tables, written as JSON (``--out``, default
+``DIR/quality_report.json``) and appended to ``bench/results/quality.jsonl``.
 """
 
 from __future__ import annotations
@@ -35,13 +38,16 @@ from bench.quality_metrics import (
     GraphFact,
     Judged,
     assign_mentions,
+    baseline_ratio,
     entity_scores,
-    form_pair_scores,
+    forms_together,
     judge,
     normalize,
+    pair_classification_scores,
     pairwise_scores,
     ratio,
     relation_scores,
+    together_rates,
 )
 
 if TYPE_CHECKING:
@@ -108,7 +114,16 @@ def _kw_mentions(kw: Knotwork) -> list[tuple[str, str, str]]:
 
 
 # --------------------------------------------------------------------------- graph metrics
-def graph_metrics(kw: Knotwork, gold: GoldWorld) -> tuple[dict[str, object], dict[str, set[str]]]:
+@dataclass
+class GraphSide:
+    """What the side-by-side baselines need of the graph metrics' inputs."""
+
+    gold_to_graph: dict[str, set[str]]
+    # (gold id, normalized text) of the very mentions the resolution P/R/F1 is computed on
+    mention_forms: list[tuple[str, str]]
+
+
+def graph_metrics(kw: Knotwork, gold: GoldWorld) -> tuple[dict[str, object], GraphSide]:
     export = kw.export_graph()
     graph = [GraphEntity(e.id, e.name, e.type, list(e.aliases)) for e in export.entities]
     forms = {str(e["id"]): [str(f) for f in e["forms"]] for e in gold.entities}  # type: ignore[union-attr]
@@ -122,13 +137,17 @@ def graph_metrics(kw: Knotwork, gold: GoldWorld) -> tuple[dict[str, object], dic
             for r in gold.relations if r["evidence"]]
     facts = [GraphFact(f.source, f.target, f.type, f.invalid_at) for f in export.facts]
     rel = relation_scores(rels, ents.gold_to_graph, facts)
-    assigned = assign_mentions(_kw_mentions(kw), gold.mentions)
+    rows = _kw_mentions(kw)
+    assigned = assign_mentions(rows, gold.mentions)
     res = pairwise_scores(assigned)
+    forms = assign_mentions([(d, t, normalize(t)) for d, t, _ in rows], gold.mentions)
     owners: dict[str, str | None] = {}
     for g in graph:
         for key in g.name_keys():
             owners[key] = g.id if owners.get(key, g.id) == g.id else None
-    alias_ok, confusable_merged = form_pair_scores(gold.pairs, owners)
+    together = forms_together(gold.pairs, owners)
+    alias_ok, confusable_merged = together_rates(gold.pairs, together)
+    pair = pair_classification_scores(gold.pairs, together)
     return {
         "graph_entities": len(graph), "graph_facts": len(facts),
         "entity_precision": ents.precision, "entity_recall": ents.recall,
@@ -141,7 +160,9 @@ def graph_metrics(kw: Knotwork, gold: GoldWorld) -> tuple[dict[str, object], dic
         "resolution_mentions": res.mentions, "resolution_precision": res.precision,
         "resolution_recall": res.recall, "resolution_f1": res.f1,
         "alias_pairs_together": alias_ok, "confusable_pairs_merged": confusable_merged,
-    }, ents.gold_to_graph
+        "resolution_pairs": pair.mentions, "resolution_pair_precision": pair.precision,
+        "resolution_pair_recall": pair.recall, "resolution_pair_f1": pair.f1,
+    }, GraphSide(ents.gold_to_graph, forms)
 
 
 def community_metrics(kw: Knotwork, gold: GoldWorld,
@@ -262,7 +283,8 @@ def evaluate(world: Path, data_dir: Path, console: Console, *, baseline: bool = 
         report["ingest_s"] = round(time.perf_counter() - t0, 1)
         report["chunks"] = chunks
         t0 = time.perf_counter()
-        report["graph"], gold_to_graph = graph_metrics(kw, gold)
+        report["graph"], side = graph_metrics(kw, gold)
+        gold_to_graph = side.gold_to_graph
         report["graph_metrics_s"] = round(time.perf_counter() - t0, 1)
         t0 = time.perf_counter()
         asked = ask_all(questions, lambda q, when: kw.query(q, as_of=when), "knotwork",
@@ -279,7 +301,23 @@ def evaluate(world: Path, data_dir: Path, console: Console, *, baseline: bool = 
             rag = VectorRAG(kw.runtime, kw.settings.group)
             base = ask_all(questions, lambda q, when: rag.query(q), "vector-rag", console)
             report["baseline"] = summarize(base)
+            report["baseline_ratio"] = answered_ratios(report["knotwork"], report["baseline"])
+            from bench.baselines.side_by_side import community_baseline, resolution_baseline
+
+            report["resolution_baseline"] = resolution_baseline(
+                gold.pairs, side.mention_forms, report["graph"])  # type: ignore[arg-type]
+            report["community_baseline"] = community_baseline(kw, gold.communities,
+                                                              gold_to_graph)
     return report
+
+
+def answered_ratios(kw: dict[str, dict[str, object]],
+                    base: dict[str, dict[str, object]]) -> dict[str, float | None]:
+    """Knotwork's answered share over the baseline's, per category and overall."""
+    out = {cat: baseline_ratio(row["answered"], base.get(cat, {}).get("answered"))  # type: ignore[arg-type]
+           for cat, row in kw.items()}
+    out["all"] = baseline_ratio(_overall(kw), _overall(base))
+    return out
 
 
 def _overall(by_cat: dict[str, dict[str, object]]) -> float | None:
@@ -315,14 +353,20 @@ def print_report(report: dict[str, object], console: Console) -> None:
     for cat, row in kw.items():
         b = base.get(cat, {})
         a_kw, a_rag = row["answered"], b.get("answered")
-        ratio_s = (f"{float(a_kw) / float(a_rag):.2f}" if a_kw is not None and a_rag  # type: ignore[arg-type]
-                   else "-")
+        r = baseline_ratio(a_kw, a_rag)  # type: ignore[arg-type]
+        ratio_s = f"{r:.2f}" if r is not None else "-"
         qt.add_row(cat, str(row["n"]), str(a_kw), str(a_rag), ratio_s, str(row["in_answer"]),
                    str(row["citation_precision"]), str(b.get("citation_precision")),
                    str(row["temporal_strict"]), str(row["coverage"]), str(row["p50_ms"]))
+    r_all = baseline_ratio(_overall(kw), _overall(base)) if base else None
     qt.add_row("all", str(report["questions"]), str(_overall(kw)),
-               str(_overall(base)) if base else "-", "", "", "", "", "", "", "")
+               str(_overall(base)) if base else "-", f"{r_all:.2f}" if r_all else "-",
+               "", "", "", "", "", "")
     console.print(qt)
+    if "resolution_baseline" in report or "community_baseline" in report:
+        from bench.baselines.side_by_side import print_baselines
+
+        print_baselines(report, console)
     for f in report["knotwork_failures"]:  # type: ignore[attr-defined]
         console.print(f"  miss [{f['category']}] {f['question']} → gold {f['gold']}; "
                       f"answer: {f['answer']!r}", highlight=False, markup=False)
@@ -356,6 +400,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     data_dir = args.keep or Path(tempfile.mkdtemp(prefix="knotwork-quality-"))
     t0 = time.perf_counter()
+    load_start = round(os.getloadavg()[0], 2)
     try:
         report = evaluate(args.world, data_dir, console, baseline=not args.no_baseline,
                           max_questions=args.questions)
@@ -363,6 +408,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.keep is None:
             shutil.rmtree(data_dir, ignore_errors=True)
     report["run_s"] = round(time.perf_counter() - t0, 1)
+    report["loadavg_start"], report["loadavg_end"] = load_start, round(os.getloadavg()[0], 2)
     from bench.perf import _git_commit, _git_dirty
 
     report["commit"], report["dirty"] = _git_commit(), _git_dirty()

@@ -211,14 +211,51 @@ def assign_mentions(kw_mentions: Iterable[tuple[str, str, str]],
     return out
 
 
+def forms_together(pairs: Sequence[tuple[str, str, bool]],
+                   key_owner: Mapping[str, str | None]) -> list[bool]:
+    """Per form pair: both forms are carried by one and the same graph entity."""
+    out = []
+    for a, b, _ in pairs:
+        ga, gb = key_owner.get(normalize(a)), key_owner.get(normalize(b))
+        out.append(ga is not None and ga == gb)
+    return out
+
+
+def pair_classification_scores(pairs: Sequence[tuple[str, str, bool]],
+                               linked: Sequence[bool]) -> PairScores:
+    """Precision / recall / F1 of a same-or-not decision per gold pair (``mentions`` = the
+    number of pairs): true positives are same pairs decided linked."""
+    tp = sum(1 for (_, _, same), link in zip(pairs, linked, strict=True) if same and link)
+    p = ratio(tp, sum(linked))
+    r = ratio(tp, sum(1 for _, _, same in pairs if same))
+    return PairScores(p, r, f1(p, r), len(pairs))
+
+
+def baseline_ratio(ours: float | None, theirs: float | None, digits: int = 2) -> float | None:
+    """``ours / theirs`` (None when either is missing or the baseline's figure is 0)."""
+    if ours is None or theirs is None or theirs == 0:
+        return None
+    return round(ours / theirs, digits)
+
+
+def baseline_ratios(ours: Mapping[str, float | None], theirs: Mapping[str, float | None],
+                    digits: int = 2) -> dict[str, float | None]:
+    """:func:`baseline_ratio` for every figure both sides report, in ``ours``' order."""
+    return {k: baseline_ratio(v, theirs[k], digits) for k, v in ours.items() if k in theirs}
+
+
 def form_pair_scores(pairs: Sequence[tuple[str, str, bool]],
                      key_owner: Mapping[str, str | None]) -> tuple[float | None, float | None]:
     """(alias pairs resolved together, confusable pairs wrongly merged) for surface form
     pairs, given normalized key -> the one graph entity carrying it (None: several/none)."""
+    return together_rates(pairs, forms_together(pairs, key_owner))
+
+
+def together_rates(pairs: Sequence[tuple[str, str, bool]],
+                   linked: Sequence[bool]) -> tuple[float | None, float | None]:
+    """(share of same pairs linked, share of different pairs linked)."""
     same_ok = same_n = diff_merged = diff_n = 0
-    for a, b, same in pairs:
-        ga, gb = key_owner.get(normalize(a)), key_owner.get(normalize(b))
-        together = ga is not None and ga == gb
+    for (_, _, same), together in zip(pairs, linked, strict=True):
         if same:
             same_n += 1
             same_ok += together

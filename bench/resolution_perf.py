@@ -128,12 +128,18 @@ def main() -> None:
     parser.add_argument("--million", action="store_true", help="also 1,000,000 (slow, ~GBs)")
     parser.add_argument("--mentions", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--out", default="bench/results/resolution_perf.jsonl")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
     if args.million:
         sizes.append(1_000_000)
     for n in sizes:
-        print(json.dumps(run(n, args.mentions, args.seed)), flush=True)
+        row = run(n, args.mentions, args.seed)
+        print(json.dumps(row), flush=True)
+        with open(args.out, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"bench": "resolution_perf",
+                                 "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                                 **row}) + "\n")
 
 
 if __name__ == "__main__":

@@ -63,6 +63,9 @@ class Settings(BaseSettings):
     qdrant_api_key: str | None = None
     qdrant_shards: int = Field(default=1, ge=1, description="shard_number of new collections")
     qdrant_replicas: int = Field(default=1, ge=1, description="replication_factor (cluster)")
+    # qdrant-edge: points written to a collection since its last HNSW build that make the
+    # next build due; ingest calls build it when due (blocking). 0: never (exact search)
+    vector_index_threshold: int = Field(default=20_000, ge=0)
 
     # documents (SQL). Default: SQLite file inside data_dir.
     database_url: str | None = None
@@ -125,6 +128,9 @@ class Settings(BaseSettings):
     resolution_ambiguity_threshold: float = Field(default=0.80, ge=0, le=1)
     resolution_max_candidates_per_key: int = Field(default=100, ge=1)
     resolution_max_candidates: int = Field(default=500, ge=1)
+    resolution_profile: Path | None = Field(
+        default=None, description="JSON resolution profile: attribute comparisons (splink-style "
+        "levels and weights) and attribute blocking rules (knotwork.resolution.profile)")
     # /admin and the review/admin endpoints; compared as a SHA-256 hash. None: admin disabled
     admin_api_key: SecretStr | None = None
 

@@ -37,6 +37,20 @@ def test_tiny_world_is_ingested_and_scored(tmp_path: Path, monkeypatch: pytest.M
     assert asked == report["questions"] > 6
     for row in list(kw.values()) + list(base.values()):
         assert 0 <= row["answered"] <= 1
+    assert set(report["baseline_ratio"]) == set(kw) | {"all"}
+    # recordlinkage on the same resolution pairs and the same mentions as Knotwork's figures
+    res = report["resolution_baseline"]
+    assert res["mentions"] == graph["resolution_mentions"] > 0
+    assert res["pairs"] == graph["resolution_pairs"] > 0
+    assert res["knotwork"]["resolution_f1"] == graph["resolution_f1"]
+    assert 0 < res["recordlinkage"]["resolution_f1"] <= 1
+    assert set(res["ratio"]) <= set(res["knotwork"])
+    # graspologic's hierarchical Leiden on the graph Knotwork's communities come from
+    com = report["community_baseline"]
+    assert com["nodes"] > 0 and com["knotwork"]["leaves"] > 0
+    assert -0.5 <= com["knotwork"]["modularity"] <= 1
+    if com["graspologic"] is not None:  # the bench extra is installed
+        assert com["graspologic"]["leaves"] > 0 and com["ratio"]["leaves"] is not None
 
 
 def test_main_writes_the_json_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -263,6 +263,20 @@ def test_scan_returns_every_point_of_one_tenant_with_vectors(store: VectorStore)
     assert all(again[i].vector == pytest.approx(by_id[i].vector, abs=1e-6) for i in again)
 
 
+def test_vectors_of_reads_stored_vectors_by_id_within_one_tenant(store: VectorStore) -> None:
+    """Entity resolution reads candidates' stored vectors in one call (issue 5)."""
+    vecs = unit_vectors(6)
+    ids = new_ids(6)
+    store.upsert(C, points(ids[:4], vecs[:4], "a"))
+    store.upsert(C, points(ids[4:], vecs[4:], "b"))
+    vectors_of = store.vectors_of  # type: ignore[attr-defined]  # both Qdrant adapters
+    missing = str(uuid.uuid4())
+    found = vectors_of(C, "a", [ids[0], ids[3], ids[4], missing])
+    assert sorted(found) == sorted([ids[0], ids[3]])  # other tenant and unknown ids left out
+    assert found[ids[3]] == pytest.approx(list(vecs[3]), abs=1e-5)
+    assert vectors_of(C, "a", []) == {}
+
+
 def test_payload_types_round_trip(store: VectorStore) -> None:
     payload: dict[str, PayloadValue] = {
         "s": "x",

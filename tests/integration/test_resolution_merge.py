@@ -3,8 +3,10 @@ unmerge restores the exact previous graph (export diff), mention rows and MENTIO
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +14,7 @@ from knotwork.core import Knotwork
 from knotwork.domain.ports import Collection
 from knotwork.resolution.merge import MergeError, Merger, NotFoundError
 from knotwork.resolution.service import resolution_sql
+from knotwork.services.backup import export_tenant
 from tests.conftest import SettingsFactory
 
 pytestmark = [pytest.mark.integration]
@@ -97,3 +100,39 @@ def test_merge_of_unknown_entity_changes_nothing(kw: Knotwork) -> None:
     with pytest.raises(MergeError):
         Merger(kw.runtime, group, sql).merge(_entity(kw, "Robert Smith"), [])
     assert _state(kw) == before
+
+
+def _tenant_export(kw: Knotwork, out: Path) -> dict[str, list[object]]:
+    """The tenant export (``knotwork export``): graph files and entity vectors, every entity
+    field but ``version`` (see :func:`_state`)."""
+    export_tenant(kw.runtime, kw.settings.group, out)
+    files: dict[str, list[object]] = {}
+    for path in sorted([*(out / "graph").glob("*.json*"), out / "vectors/entities.jsonl"]):
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+                if line.strip()]
+        if path.name == "entities.jsonl":
+            rows = [{k: v for k, v in row.items() if k != "version"} for row in rows]
+        files[path.relative_to(out).as_posix()] = rows
+    return files
+
+
+def test_unmerge_restores_community_membership_in_the_tenant_export(
+        kw: Knotwork, tmp_path: Path) -> None:
+    group = kw.settings.group
+    kw.build_communities()
+    graph = kw.runtime.graph
+    robert, dana = _entity(kw, "Robert Smith"), _entity(kw, "Dana Whitfield")
+    assert graph.community_of(group, [dana]), "Dana must belong to a community for the test"
+    before = _tenant_export(kw, tmp_path / "before")
+    assert before["graph/communities.jsonl"]
+    sql = resolution_sql(kw.runtime)
+    assert sql is not None
+    merger = Merger(kw.runtime, group, sql)
+
+    record = merger.merge(robert, [dana], actor="test")
+    assert graph.community_of(group, [dana]) == {}  # gone with the merged-away entity
+    assert _tenant_export(kw, tmp_path / "merged") != before
+
+    merger.unmerge(record.id, actor="test")
+    after = _tenant_export(kw, tmp_path / "after")
+    assert after == before

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from knotwork.retrieval.lexical import STOPWORDS, bm25_scores, stem, terms
+from knotwork.retrieval.lexical import (
+    STOPWORDS,
+    bm25_scores,
+    bm25_with_context,
+    stem,
+    term_set,
+    terms,
+)
 
 
 @pytest.mark.parametrize(
@@ -93,3 +100,17 @@ def test_empty_inputs() -> None:
     assert bm25_scores("kafka", []) == []
     assert bm25_scores("", ["kafka"]) == [0.0]
     assert bm25_scores("kafka", ["", ""]) == [0.0, 0.0]
+
+
+def test_scores_with_context_equal_scores_of_the_joined_texts() -> None:
+    """Local search scores each unit alone and with its title/heading: computed from the
+    memoised terms of each part, the scores are exactly those of the joined strings."""
+    texts = ["Mara Voss leads Project Atlas.", "The Atlas launch slipped to May.", "",
+             "Billing Service depends on Ledger Service.", "Who reports to Mara?"]
+    contexts = ["Atlas kickoff notes", "", "Roadmap Launch dates", "Billing runbook", "Org chart"]
+    question = "When is the Project Atlas launch?"
+    plain, joined = bm25_with_context(question, texts, contexts)
+    assert plain == bm25_scores(question, texts)
+    assert joined == bm25_scores(question, [f"{t} {c}" for t, c in zip(texts, contexts, strict=True)])
+    assert joined[2] > 0 == plain[2]  # only its heading names the launch
+    assert term_set(*texts, *contexts) == set(terms(" ".join(texts + contexts)))

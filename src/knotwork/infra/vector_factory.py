@@ -53,7 +53,8 @@ def create_vector_store(settings: Settings) -> VectorStore:
     if settings.vector_backend is VectorBackend.QDRANT_EDGE:
         from knotwork.infra.qdrant_edge.store import QdrantEdgeVectorStore
 
-        return QdrantEdgeVectorStore(settings.data_dir / "qdrant")
+        return QdrantEdgeVectorStore(settings.data_dir / "qdrant",
+                                     index_threshold=settings.vector_index_threshold)
     if settings.vector_backend is VectorBackend.QDRANT:
         from knotwork.infra.qdrant_server.store import QdrantServerVectorStore
 
@@ -65,6 +66,15 @@ def create_vector_store(settings: Settings) -> VectorStore:
                                                 shards=settings.qdrant_shards,
                                                 replicas=settings.qdrant_replicas)
     raise ValueError(f"unknown vector backend: {settings.vector_backend!r}")
+
+
+def build_due_indexes(store: VectorStore) -> list[Collection]:
+    """Build the vector indexes the store says are due (qdrant-edge: HNSW after
+    ``vector_index_threshold`` new points; a Qdrant server indexes by itself). Blocking."""
+    from knotwork.observability.tracing import unwrap
+
+    build = getattr(unwrap(store), "build_due_indexes", None)
+    return list(build()) if callable(build) else []
 
 
 # --------------------------------------------------------------------------- shared helpers

@@ -37,10 +37,14 @@ class BlockingRule(BaseModel):
     bands: int = Field(default=4, ge=1, le=16)  # LSH
     bits: int = Field(default=10, ge=4, le=24)
     person_only: bool = False
+    # family "attribute": the record's values of these attributes (all present), e.g.
+    # ("date_of_birth",) or ("postcode", "surname"); ``prefix`` keeps the first characters
+    attributes: tuple[str, ...] = ()
+    prefix: int | None = Field(default=None, ge=1, le=64)
 
 
 FAMILIES = ("full", "nickname", "initials", "handle", "given", "surname_soundex", "token",
-            "prefix", "soundex", "metaphone", "nysiis", "lsh")
+            "prefix", "soundex", "metaphone", "nysiis", "lsh", "attribute")
 
 DEFAULT_RULES: tuple[BlockingRule, ...] = (
     BlockingRule(family="full"),
@@ -130,20 +134,41 @@ def name_keys(name: str, etype: EntityType | None, rules: Sequence[BlockingRule]
     return out
 
 
+def attribute_keys(rules: Sequence[BlockingRule], attributes: Mapping[str, str] | None
+                   ) -> list[str]:
+    """``a:`` keys of the attribute rules: the joined values, when every one is present."""
+    out: list[str] = []
+    if not attributes:
+        return out
+    for rule in rules:
+        if rule.family != "attribute" or not rule.attributes:
+            continue
+        values = [" ".join(str(attributes.get(a) or "").lower().split()) for a in rule.attributes]
+        if all(values):
+            if rule.prefix:
+                values = [v[: rule.prefix] for v in values]
+            out.append("a:" + "|".join(f"{a}={v}" for a, v in zip(rule.attributes, values,
+                                                                   strict=True)))
+    return out
+
+
 def blocking_keys(names: Iterable[str], etype: EntityType | None,
                   rules: Sequence[BlockingRule] = DEFAULT_RULES,
                   embedding: Sequence[float] | np.ndarray | None = None,
-                  identifiers: Mapping[str, str] | None = None) -> list[str]:
-    """Keys of a whole record (identifiers, name + aliases, embedding), most selective first."""
+                  identifiers: Mapping[str, str] | None = None,
+                  attributes: Mapping[str, str] | None = None) -> list[str]:
+    """Keys of a whole record (identifiers, attribute rules, name + aliases, embedding), most
+    selective first."""
     keys: list[str] = [f"id:{k}={v.strip().lower()}" for k, v in sorted((identifiers or {}).items())
                        if v and v.strip()]
+    keys += attribute_keys(rules, attributes)
     for name in names:
         keys += name_keys(name, etype, rules)
     if embedding is not None:
         for rule in rules:
             if rule.family == "lsh":
                 keys += lsh_keys(embedding, rule.bands, rule.bits)
-    order = {f: i for i, f in enumerate(("id", "n", "nk", "h", "is", "ss", "t", "g", "p", "sx", "mp", "ny"))}
+    order = {f: i for i, f in enumerate(("id", "a", "n", "nk", "h", "is", "ss", "t", "g", "p", "sx", "mp", "ny"))}
     unique = list(dict.fromkeys(k for k in keys if len(k) > 2))
     return sorted(unique, key=lambda k: order.get(k.split(":", 1)[0], len(order)))
 

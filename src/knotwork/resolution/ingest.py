@@ -1,23 +1,32 @@
 """The resolver inside ingestion: one :class:`BatchResolution` per batch of chunks.
 
 Candidates come from the exact-name lookup (``name_keys`` in the graph) plus the stored
-blocking keys (:class:`ResolutionIndex`, SQL table ``entity_block_keys``). Chunk extraction
-gives no embedding of a mention, so ingestion scores name + type (the weights renormalised);
-the API's resolve adds the embedding cosine. Every decision becomes an audit row, flagged ones
-a review item.
+blocking keys (:class:`ResolutionIndex`, SQL table ``entity_block_keys``).
+
+Scoring is name + embedding + type (design doc 003). The embedding cosine compares the
+mention in its chunk ("<name> (<kind>). <the sentences mentioning it>", the shape of
+``entity_text``) with the candidate's stored entity vector (the one written for the vector
+store, read back in one call per batch). Mentions are embedded in one call per batch, and only
+those with a stored candidate to compare (one with a summary: a bare name vector says nothing
+the name comparison does not) and no exact-name candidate: an exact normalised name
+is the entity's key (its id is derived from it), so the name decides those. Every decision
+becomes an audit row, flagged ones a review item.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+import numpy as np
 
 from knotwork.domain.ids import stable_id
 from knotwork.domain.models import AuditEvent, Entity
 from knotwork.domain.timeutil import utcnow
-from knotwork.resolution.blocking import blocking_keys
+from knotwork.resolution.blocking import DEFAULT_RULES, blocking_keys
 from knotwork.resolution.models import ReviewCandidate, ReviewItem
 from knotwork.resolution.resolver import Decision, DecisionKind, MemoryCandidates, Resolver
 from knotwork.resolution.scoring import CandidateRecord, MentionQuery, ResolutionConfig
@@ -44,6 +53,43 @@ class ResolutionIndex(Protocol):
         ...
 
 
+@runtime_checkable
+class EmbeddingSource(Protocol):
+    """Optional part of a :class:`ResolutionIndex`: the embedding component at ingestion."""
+
+    def entity_vectors(self, entity_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Stored entity vectors (unit length) by id; ids without one are left out."""
+        ...
+
+    def embed_texts(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """Unit vectors of the texts, in one model call."""
+        ...
+
+
+_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
+_CONTEXT_CHARS = 600
+
+
+def mention_text(ent: LocalEntity, content: str) -> str:
+    """What a mention's vector encodes: like ``entity_text`` (name, kind, then the sentences
+    about it), with the chunk's sentences that mention it standing in for the summary."""
+    kind = ent.subtype.lower() if ent.subtype else ent.type.value.lower()
+    spans = [(m.start, m.end) for m in ent.mentions]
+    picked: list[str] = []
+    for sentence in _SENTENCE.finditer(content):
+        if any(sentence.start() < end and start < sentence.end() for start, end in spans):
+            text = " ".join(sentence.group().split())
+            if text and text not in picked:
+                picked.append(text)
+    return f"{ent.name} ({kind}). {' '.join(picked)[:_CONTEXT_CHARS]}".strip()
+
+
+def _unit(vector: Sequence[float] | np.ndarray) -> np.ndarray:
+    vec = np.asarray(vector, dtype=np.float32)
+    norm = float(np.linalg.norm(vec))
+    return vec / norm if norm else vec
+
+
 def record_of(entity: Entity) -> CandidateRecord:
     return CandidateRecord(id=entity.id, name=entity.name, type=entity.type,
                            aliases=tuple(entity.aliases), summary=entity.summary,
@@ -51,10 +97,15 @@ def record_of(entity: Entity) -> CandidateRecord:
                            properties={k: v[0].value for k, v in entity.properties.items() if v})
 
 
-def entity_block_keys(entity: Entity) -> list[str]:
-    ids = {k: v[0].value for k, v in entity.properties.items()
-           if v and k in ResolutionConfig().identifier_properties}
-    return blocking_keys([entity.name, *entity.aliases], entity.type, identifiers=ids)
+def entity_block_keys(entity: Entity, config: ResolutionConfig | None = None) -> list[str]:
+    """The stored blocking keys: names, identifiers and (with attribute blocking rules in
+    ``config``) the entity's property values."""
+    cfg = config or ResolutionConfig()
+    values = {k: v[0].value for k, v in entity.properties.items() if v}
+    ids = {k: v for k, v in values.items() if k in cfg.identifier_properties}
+    return blocking_keys([entity.name, *entity.aliases], entity.type,
+                         (*DEFAULT_RULES, *cfg.blocking_rules), identifiers=ids,
+                         attributes=values if cfg.blocking_rules else None)
 
 
 def review_candidates(decision: Decision) -> list[ReviewCandidate]:
@@ -74,6 +125,9 @@ class BatchResolution:
     _store: MemoryCandidates = field(default_factory=MemoryCandidates)
     _known: dict[str, Entity] = field(default_factory=dict)
     _pending: dict[tuple[int, str], Decision] = field(default_factory=dict)
+    _vectors: dict[str, np.ndarray] = field(default_factory=dict)  # stored entity vectors
+    _mention_vectors: dict[tuple[int, str], np.ndarray] = field(default_factory=dict)
+    embedded_mentions: int = 0
 
     def start(self, group_id: str, config: ResolutionConfig, index: ResolutionIndex | None) -> None:
         self._group = group_id
@@ -90,14 +144,49 @@ class BatchResolution:
                          for _, ex in items for ent in ex.entities]
             seen = {e.id for e in found}
             found += [e for e in self._index.lookup_many(key_lists) if e.id not in seen]
+        source = self._index if isinstance(self._index, EmbeddingSource) else None
+        if source is not None and found:
+            self._vectors = source.entity_vectors([e.id for e in found])
         for entity in found:
             self._known[entity.id] = entity
-            self._store.add(record_of(entity))
+            self._store.add(self._record(entity))
+        if source is not None and self._vectors:
+            self._embed_mentions(source, items, {e.id for e in exact})
         return found
+
+    def _record(self, entity: Entity) -> CandidateRecord:
+        """The stored vector is compared only when it encodes a context (a summary): a bare
+        "<name> (<kind>)." embeds no more than the spelling the name comparison scores."""
+        record = record_of(entity)
+        if entity.summary.strip():
+            record.embedding = self._vectors.get(entity.id)
+        return record
+
+    def _embed_mentions(self, source: EmbeddingSource,
+                        items: Sequence[tuple[Episode, ChunkExtraction]], exact: set[str]) -> None:
+        """One model call for the batch's mentions that have a stored candidate with a vector
+        and no exact-name candidate (the name decides those)."""
+        wanted: list[tuple[tuple[int, str], str]] = []
+        for episode, ex in items:
+            for ent in ex.entities:
+                records, _ = self._resolver.candidates(
+                    MentionQuery(ent.name, ent.type, type_confidence=ent.confidence,
+                                 aliases=tuple(sorted(ent.aliases))), [self._store])
+                if any(r.id in exact and ent.key in self._known[r.id].name_keys for r in records):
+                    continue
+                if any(r.embedding is not None for r in records):
+                    wanted.append(((id(ent), episode.id), mention_text(ent, episode.content)))
+        if not wanted:
+            return
+        vectors = source.embed_texts([text for _, text in wanted])
+        self.embedded_mentions += len(wanted)
+        for (key, _), vec in zip(wanted, vectors, strict=True):
+            self._mention_vectors[key] = vec
 
     def decide(self, ent: LocalEntity, episode_id: str, batch: dict[str, Entity]) -> Entity | None:
         query = MentionQuery(ent.name, ent.type, type_confidence=ent.confidence,
-                             aliases=tuple(sorted(ent.aliases)))
+                             aliases=tuple(sorted(ent.aliases)),
+                             embedding=self._mention_vectors.get((id(ent), episode_id)))
         decision = self._resolver.resolve(query, [self._store])
         self._pending[(id(ent), episode_id)] = decision
         if decision.entity_id is None:
@@ -107,7 +196,7 @@ class BatchResolution:
     def attached(self, ent: LocalEntity, entity: Entity, episode_id: str,
                  aliases_before: set[str] | None) -> None:
         self._known[entity.id] = entity
-        self._store.add(record_of(entity))
+        self._store.add(self._record(entity))
         decision = self._pending.pop((id(ent), episode_id), None)
         if decision is None:
             return  # same name already decided in this batch
@@ -165,10 +254,24 @@ class StoredResolutionIndex:
             ids.update(dict.fromkeys(list(mine)[: cfg.max_candidates]))
         return self._rt.graph.get_entities(self._group, list(ids)) if ids else []
 
+    def entity_vectors(self, entity_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        vectors_of = getattr(self._rt.vectors, "vectors_of", None)  # both Qdrant backends
+        if vectors_of is None or not entity_ids:
+            return {}
+        from knotwork.domain.ports import Collection
+
+        found: dict[str, list[float]] = vectors_of(Collection.ENTITIES, self._group,
+                                                   list(entity_ids))
+        return {k: _unit(v) for k, v in found.items()}
+
+    def embed_texts(self, texts: Sequence[str]) -> list[np.ndarray]:
+        return [_unit(v) for v in self._rt.embedder.embed(list(texts))] if texts else []
+
     def record(self, entities: Iterable[Entity], resolution: BatchResolution) -> None:
         if self._sql is None:
             return
-        self._sql.replace_keys(self._group, {e.id: entity_block_keys(e) for e in entities})
+        self._sql.replace_keys(self._group, {e.id: entity_block_keys(e, self._config)
+                                             for e in entities})
         self._sql.add_reviews(resolution.reviews)
         self._sql.record_audits(resolution.audits)
 

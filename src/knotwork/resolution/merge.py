@@ -22,6 +22,8 @@ from knotwork.ingestion.embedding_text import entity_point, entity_text
 from knotwork.resolution.ingest import entity_block_keys
 from knotwork.resolution.models import MergeRecord
 from knotwork.resolution.normalize import normalize_name
+from knotwork.resolution.scoring import ResolutionConfig
+from knotwork.resolution.service import resolution_config
 from knotwork.runtime import Runtime
 
 
@@ -52,6 +54,22 @@ class Merger:
                                           limit=1_000_000)
         return sorted({h.fact.id: h.fact for h in hits}.values(), key=lambda f: f.id)
 
+    def _config(self) -> ResolutionConfig:
+        return resolution_config(self.rt.settings)
+
+    def _memberships(self, ids: list[str]) -> dict[str, list[str]]:
+        """entity id -> the communities (every level) it is a member of (HAS_MEMBER)."""
+        out: dict[str, list[str]] = {}
+        state = self.rt.graph.get_community_state(self.group_id)
+        levels = state.levels if state is not None else 0
+        for level in range(max(levels, 0) + 1):
+            found = self.rt.graph.community_of(self.group_id, ids, level)
+            if not found and level >= levels:
+                break
+            for entity_id, community_id in found.items():
+                out.setdefault(entity_id, []).append(community_id)
+        return out
+
     def _embed(self, entities: list[Entity]) -> None:
         if not entities:
             return
@@ -76,6 +94,7 @@ class Merger:
         graph = self.rt.graph
         episodes = {e.id: graph.entity_episode_ids(self.group_id, e.id) for e in [target, *srcs]}
         sql_mentions = {s.id: self.sql.mention_ids(self.group_id, s.id) for s in srcs}
+        members = self._memberships(sources)  # HAS_MEMBER edges go with the deleted sources
         now = utcnow()
         merged = _combine(target, srcs, now, confidence)
         snapshot: dict[str, list[dict[str, object]]] = {
@@ -84,6 +103,7 @@ class Merger:
             "episodes": [{"entity_id": k, "ids": v} for k, v in episodes.items()],
             "sql_mentions": [{"entity_id": k, "ids": v} for k, v in sql_mentions.items()],
             "merged": [merged.model_dump(mode="json")],
+            "communities": [{"entity_id": k, "ids": v} for k, v in members.items()],
         }
         record = MergeRecord(id=stable_id(self.group_id, "merge", target_id, *sources, now.isoformat()),
                              group_id=self.group_id, target_id=target_id, source_ids=sources,
@@ -103,7 +123,7 @@ class Merger:
         for ids in sql_mentions.values():
             self.sql.repoint_mentions(self.group_id, ids, target_id)
         self.sql.delete_keys(self.group_id, sources)
-        self.sql.replace_keys(self.group_id, {target_id: entity_block_keys(merged)})
+        self.sql.replace_keys(self.group_id, {target_id: entity_block_keys(merged, self._config())})
         self.rt.vectors.delete(Collection.ENTITIES, sources)
         self._embed([merged])
         self._audit("entity.merge", target_id, {"merge_id": record.id, "sources": sources,
@@ -145,10 +165,16 @@ class Merger:
             graph.upsert_mentions(self.group_id, [(ep, source) for ep in episodes.get(source, [])])
         extra = sorted({ep for s in record.source_ids for ep in episodes.get(s, [])} - target_eps)
         graph.delete_mentions(self.group_id, [(ep, record.target_id) for ep in extra])
+        memberships = [(str(c), str(item["entity_id"])) for item in snap.get("communities", [])
+                       for c in item["ids"]]  # type: ignore[attr-defined]
+        alive = {c for c in {c for c, _ in memberships}  # a rebuild may have replaced them
+                 if graph.get_community(self.group_id, c) is not None}
+        graph.add_community_members(self.group_id, [p for p in memberships if p[0] in alive])
         for item in snap["sql_mentions"]:
             self.sql.repoint_mentions(self.group_id, list(item["ids"]),  # type: ignore[call-overload]
                                       str(item["entity_id"]))
-        self.sql.replace_keys(self.group_id, {e.id: entity_block_keys(e) for e in restored})
+        self.sql.replace_keys(self.group_id, {e.id: entity_block_keys(e, self._config())
+                                             for e in restored})
         self._embed(restored)
         self.sql.mark_undone(self.group_id, merge_id)
         self._audit("entity.unmerge", record.target_id, {"merge_id": merge_id, "actor": actor,

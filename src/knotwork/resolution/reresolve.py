@@ -50,7 +50,8 @@ def reresolve(rt: Runtime, group_id: str, *, dry_run: bool = False,
     resolver = Resolver(resolution_config(rt.settings))
     entities = {e.id: e for e in rt.graph.list_entities(group_id)}
     if not dry_run:
-        sql.replace_keys(group_id, {e.id: entity_block_keys(e) for e in entities.values()})
+        sql.replace_keys(group_id, {e.id: entity_block_keys(e, resolver.config)
+                                   for e in entities.values()})
     store = MemoryCandidates(resolver.rules)
     for entity in entities.values():
         store.add(record_of(entity))

@@ -78,12 +78,13 @@ class MemoryCandidates:
     def add(self, record: CandidateRecord) -> None:
         record.normalized = tuple(normalize_name(n) for n in record.names)
         keys = blocking_keys(record.names, record.type, self.rules, record.embedding,
-                             self._identifiers(record.properties))
+                             self._identifiers(record.properties), record.properties)
         slot = self._slot.get(record.id)
         if slot is not None:  # keys are recomputed rather than kept: a third of the memory
             old = self.records[slot]
             self._index.remove(slot, blocking_keys(old.names, old.type, self.rules, old.embedding,
-                                                   self._identifiers(old.properties)))
+                                                   self._identifiers(old.properties),
+                                                   old.properties))
             self.records[slot] = record
         else:
             slot = len(self.records)
@@ -136,11 +137,12 @@ class Resolver:
     def __init__(self, config: ResolutionConfig | None = None,
                  rules: Sequence[BlockingRule] = DEFAULT_RULES) -> None:
         self.config = config or ResolutionConfig()
-        self.rules = tuple(rules)
+        self.rules = (*rules, *(r for r in self.config.blocking_rules if r not in rules))
 
     def keys(self, query: MentionQuery) -> list[str]:
         ids = {k: v for k, v in query.properties.items() if k in self.config.identifier_properties}
-        return blocking_keys(query.names, query.type, self.rules, query.embedding, ids)
+        return blocking_keys(query.names, query.type, self.rules, query.embedding, ids,
+                             query.properties)
 
     def candidates(self, query: MentionQuery, sources: Iterable[CandidateSource]
                    ) -> tuple[list[CandidateRecord], int]:

@@ -14,6 +14,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from knotwork.domain.models import EntityType
+from knotwork.resolution.attributes import AttributeModel, combine, compare_all
+from knotwork.resolution.blocking import BlockingRule
 from knotwork.resolution.exact import entity_keys, lookup_keys
 from knotwork.resolution.names import (
     generic_similarity,
@@ -49,6 +51,10 @@ class ResolutionConfig(BaseModel):
     weight_embedding: float = Field(default=0.4, ge=0.0)
     weight_type: float = Field(default=0.2, ge=0.0)
     type_mismatch_score: float = Field(default=0.3, ge=0.0, le=1.0)
+    # the embedding component: cosine rescaled from [floor, ceiling] to [0, 1] (MiniLM: the
+    # same entity in two contexts ~0.57-0.75, two people in unrelated contexts ~0.3)
+    embedding_floor: float = Field(default=0.3, ge=-1.0, lt=1.0)
+    embedding_ceiling: float = Field(default=0.7, gt=-1.0, le=1.0)
     # two non-person types (PRODUCT vs TECHNOLOGY): extractors often disagree on these
     related_type_score: float = Field(default=0.75, ge=0.0, le=1.0)
     match_threshold: float = Field(default=0.85, ge=0.0, le=1.0)
@@ -64,6 +70,11 @@ class ResolutionConfig(BaseModel):
     identifier_properties: tuple[str, ...] = ("email", "employee_id", "slack_id", "soc_sec_id")
     # ... and disagreement on one of these rules a merge out (two emails = two people)
     distinguishing_properties: tuple[str, ...] = ("email", "employee_id", "slack_id")
+    # splink-style attribute comparisons (date of birth, address ...): none by default, and
+    # an attribute missing on either side is neutral, so names alone score as before
+    attributes: AttributeModel = Field(default_factory=AttributeModel)
+    # blocking rules added to the default name rules (e.g. family "attribute")
+    blocking_rules: tuple[BlockingRule, ...] = ()
 
 
 @dataclass(slots=True)
@@ -161,6 +172,13 @@ def identity_conflict(a: str, b: str) -> bool:
     return given_similarity(pa.given, pb.given) is None
 
 
+def embedding_score(config: ResolutionConfig, cosine: float) -> float:
+    span = config.embedding_ceiling - config.embedding_floor
+    if span <= 0:
+        return 1.0 if cosine >= config.embedding_ceiling else 0.0
+    return min(1.0, max(0.0, (cosine - config.embedding_floor) / span))
+
+
 def level_of(config: ResolutionConfig, similarity: float) -> str:
     for level in config.name_levels:
         if similarity >= level.min_similarity - 1e-9:
@@ -184,9 +202,9 @@ def score_candidate(config: ResolutionConfig, query: MentionQuery,
             break
     emb: float | None = None
     if query.embedding is not None and candidate.similarity is not None:
-        emb = max(0.0, candidate.similarity)
+        emb = embedding_score(config, candidate.similarity)
     elif query.embedding is not None and candidate.embedding is not None:
-        emb = max(0.0, float(np.dot(query.embedding, candidate.embedding)))
+        emb = embedding_score(config, float(np.dot(query.embedding, candidate.embedding)))
     typ = type_score(config, query.type, candidate.type)
     parts = [(config.weight_name, best)]
     if emb is not None:
@@ -200,6 +218,13 @@ def score_candidate(config: ResolutionConfig, query: MentionQuery,
         # one of the candidate's full names is a different person's name to this mention
         # (Alexander vs an alias Alexandra): never a merge on a nickname bridge
         score, level = min(score, config.ambiguity_threshold - 0.01), "conflicting name"
+    extra: dict[str, float] = {}
+    if config.attributes.comparisons and query.properties and candidate.properties:
+        results = compare_all(config.attributes, query.properties, candidate.properties, best)
+        extra = {f"{r.attribute}:{r.label}": r.weight for r in results}
+        before, score = score, combine(config.attributes, score, results)
+        if score != before:
+            level = f"{level} + attributes"
     verdict = identifier_verdict(config, query.properties, candidate.properties)
     if verdict is True and typ != config.type_mismatch_score:
         score, level = max(score, config.auto_threshold), "identifier"
@@ -207,7 +232,7 @@ def score_candidate(config: ResolutionConfig, query: MentionQuery,
         score, level = min(score, config.ambiguity_threshold - 0.01), "different identifier"
     return ScoredCandidate(candidate.id, candidate.name, candidate.type, round(score, 4),
                            round(best, 4), None if emb is None else round(emb, 4), typ,
-                           level, matched)
+                           level, matched, extra)
 
 
 def identifier_verdict(config: ResolutionConfig, a: dict[str, str], b: dict[str, str]

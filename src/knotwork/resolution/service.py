@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 def resolution_config(settings: Settings) -> ResolutionConfig:
-    return ResolutionConfig(
+    config = ResolutionConfig(
         weight_name=settings.resolution_weight_name,
         weight_embedding=settings.resolution_weight_embedding,
         weight_type=settings.resolution_weight_type,
@@ -23,6 +23,11 @@ def resolution_config(settings: Settings) -> ResolutionConfig:
         ambiguity_threshold=settings.resolution_ambiguity_threshold,
         max_candidates_per_key=settings.resolution_max_candidates_per_key,
         max_candidates=settings.resolution_max_candidates)
+    if settings.resolution_profile is not None:  # attribute comparisons + blocking rules
+        from knotwork.resolution.profile import load_profile
+
+        config = load_profile(settings.resolution_profile).config(config)
+    return config
 
 
 def resolution_sql(rt: Runtime) -> SqlResolutionStore | None:

@@ -29,7 +29,7 @@ from knotwork.resolution.models import (
 from knotwork.resolution.normalize import clean_display_name, normalize_name
 from knotwork.resolution.resolver import DecisionKind
 from knotwork.resolution.scoring import rank
-from knotwork.resolution.service import resolution_sql
+from knotwork.resolution.service import resolution_config, resolution_sql
 from knotwork.runtime import Runtime
 
 
@@ -101,7 +101,9 @@ class EntityWorkflow:
 
     def _write(self, entities: list[Entity]) -> None:
         self.rt.graph.upsert_entities(entities)
-        self.sql.replace_keys(self.group_id, {e.id: entity_block_keys(e) for e in entities})
+        config = resolution_config(self.rt.settings)
+        self.sql.replace_keys(self.group_id, {e.id: entity_block_keys(e, config)
+                                              for e in entities})
         vectors = self.rt.embedder.embed([entity_text(e) for e in entities])
         self.rt.vectors.upsert(Collection.ENTITIES, [entity_point(e, v) for e, v in
                                                      zip(entities, vectors, strict=True)])
@@ -182,7 +184,8 @@ class EntityWorkflow:
             if not current:
                 raise NotFoundError(f"no entity {entity_id!r} in group {self.group_id!r}")
             raise VersionConflictError(entity_id, current[0].version)
-        self.sql.replace_keys(self.group_id, {updated.id: entity_block_keys(updated)})
+        self.sql.replace_keys(self.group_id, {updated.id: entity_block_keys(
+            updated, resolution_config(self.rt.settings))})
         [vector] = self.rt.embedder.embed([entity_text(updated)])
         self.rt.vectors.upsert(Collection.ENTITIES, [entity_point(updated, vector)])
         self._audit("entity.update", entity_id, actor=actor, version=updated.version,

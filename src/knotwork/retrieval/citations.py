@@ -16,12 +16,19 @@ class CitationResolver:
         self._docs: dict[str, Document] = {}
 
     def _load(self, chunk_ids: Sequence[str]) -> None:
-        missing = [c for c in chunk_ids if c not in self._chunks]
+        missing = list(dict.fromkeys(c for c in chunk_ids if c not in self._chunks))
+        if not missing:
+            return
         for chunk in self._store.get_chunks(missing):
             self._chunks[chunk.id] = chunk
         doc_ids = {c.document_id for c in self._chunks.values()} - set(self._docs)
-        for doc in self._store.get_documents(sorted(doc_ids)):
+        for doc in self._store.get_documents(sorted(doc_ids)) if doc_ids else []:
             self._docs[doc.id] = doc
+
+    def prefetch(self, chunk_ids: Sequence[str]) -> None:
+        """Load these chunks and their documents now, in one read each (later
+        :meth:`chunks` / :meth:`resolve` calls over them read nothing)."""
+        self._load(chunk_ids)
 
     def chunks(self, chunk_ids: Sequence[str]) -> list[tuple[Chunk, Document]]:
         self._load(chunk_ids)

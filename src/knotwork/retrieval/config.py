@@ -30,6 +30,8 @@ class LocalSearchConfig(BaseModel):
     bonus_evidence_max: float = 0.08
     weight_context: float = 0.6
     penalty_heading: float = 0.15
+    # a sentence scored together with its short follow-up ("… Luis Ortega leads the migration.")
+    penalty_pair: float = 0.05
     min_informative_terms: int = 5
     answer_units: int = 2
     answer_relative_cutoff: float = 0.9

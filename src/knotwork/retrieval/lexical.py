@@ -22,6 +22,7 @@ _SUFFIXES = ("ations", "ation", "ions", "ion", "ments", "ment", "ings", "ing", "
 _MIN_STEM = {"ations": 3, "ation": 3, "ions": 3, "ion": 3, "ments": 3, "ment": 3}
 
 
+@lru_cache(maxsize=65_536)
 def stem(word: str) -> str:
     """A light suffix stripper: cause/caused/causes → caus, uses/using/used → us."""
     for suffix in _SUFFIXES:
@@ -39,25 +40,51 @@ def terms(text: str) -> list[str]:
     return list(_terms(text))
 
 
+def term_set(*texts: str) -> set[str]:
+    """The terms of these texts together (as of the texts joined by spaces), memoised per text."""
+    out: set[str] = set()
+    for text in texts:
+        out.update(_terms(text))
+    return out
+
+
 def bm25_scores(query: str, texts: Sequence[str], k1: float = 1.2, b: float = 0.75) -> list[float]:
-    q = set(terms(query))
-    docs = [terms(t) for t in texts]
+    return bm25_term_scores(query, [_terms(t) for t in texts], k1, b)
+
+
+def bm25_with_context(query: str, texts: Sequence[str], contexts: Sequence[str]
+                      ) -> tuple[list[float], list[float]]:
+    """``bm25_scores(query, texts)`` and ``bm25_scores(query, [f"{t} {c}" ...])`` from the
+    memoised terms of each text and each context (a text joined to its context by a space
+    has exactly the terms of both)."""
+    docs = [_terms(t) for t in texts]
+    with_context = [d + _terms(c) if c else d for d, c in zip(docs, contexts, strict=True)]
+    return bm25_term_scores(query, docs), bm25_term_scores(query, with_context)
+
+
+def bm25_term_scores(query: str, docs: Sequence[Sequence[str]], k1: float = 1.2,
+                     b: float = 0.75) -> list[float]:
+    """BM25 of ``query`` over documents given as their :func:`terms`, normalised: half the
+    score relative to the best, half the share of the query terms a document has."""
+    q = set(_terms(query))
     if not q or not docs:
-        return [0.0] * len(texts)
+        return [0.0] * len(docs)
     n = len(docs)
     avg = sum(len(d) for d in docs) / n or 1.0
-    df = Counter(w for d in docs for w in set(d) if w in q)
+    present = [q.intersection(d) for d in docs]
+    df = Counter(w for p in present for w in p)
     raw: list[float] = []
-    for d in docs:
-        tf = Counter(d)
+    for d, shared in zip(docs, present, strict=True):
         score = 0.0
-        for w in q:
-            if tf[w]:
+        if shared:
+            tf = Counter(w for w in d if w in shared)
+            for w in q:  # the order of the original sum (equal scores stay equal)
+                if w not in shared:
+                    continue
                 idf = math.log(1 + (n - df[w] + 0.5) / (df[w] + 0.5))
                 score += idf * tf[w] * (k1 + 1) / (tf[w] + k1 * (1 - b + b * len(d) / avg))
         raw.append(score)
     top = max(raw)
-    coverage = [len(q & set(d)) / len(q) for d in docs]
     if top <= 0:
-        return [0.0] * len(texts)
-    return [0.5 * (s / top) + 0.5 * c for s, c in zip(raw, coverage, strict=True)]
+        return [0.0] * len(docs)
+    return [0.5 * (s / top) + 0.5 * len(shared) / len(q) for s, shared in zip(raw, present, strict=True)]

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+import numpy as np
+
 from knotwork.domain.models import Entity, Fact, QueryMode, QueryResult
 from knotwork.domain.ports import Collection
 from knotwork.domain.timeutil import holds_at, to_iso
@@ -18,7 +20,7 @@ from knotwork.ingestion.chunking import count_tokens
 from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.config import LocalSearchConfig
-from knotwork.retrieval.lexical import STOPWORDS, bm25_scores, terms
+from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, term_set, terms
 from knotwork.retrieval.question import analyze, is_question_phrase
 from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
 from knotwork.retrieval.vector_cache import embed_cached
@@ -50,6 +52,7 @@ class LocalSearch:
         self._group = group_id
         self._cfg = config or LocalSearchConfig()
         self._names: dict[str, list[str]] = {}
+        self._by_keys: dict[tuple[str, ...], list[Entity]] = {}
 
     def question_names(self, question: str, known: Sequence[str] = ()) -> list[str]:
         """Proper names the question states (spaCy + rules), memoised per question. Skipped
@@ -75,12 +78,23 @@ class LocalSearch:
     def entities(self, ids: Sequence[str]) -> list[Entity]:
         return self._rt.graph.get_entities(self._group, ids)
 
+    def find_by_keys(self, keys: Sequence[str]) -> list[Entity]:
+        """Entities with any of these name keys; memoised for the life of this search (one
+        query asks it for the same question from the surname check, the aggregate check,
+        routing and the seeds)."""
+        wanted = tuple(sorted(set(keys)))
+        if not wanted:
+            return []
+        if wanted not in self._by_keys:
+            self._by_keys[wanted] = self._rt.graph.find_entities_by_keys(self._group, list(wanted))
+        return list(self._by_keys[wanted])
+
     # ------------------------------------------------------------------ seeds
     def named_in(self, question: str) -> list[tuple[str, Entity]]:
         """(the words, the entity) for each known entity the question names (name, alias or
         first name), longest words first."""
         surfaces = question_keys(question)
-        found = self._rt.graph.find_entities_by_keys(self._group, sorted(surfaces)) if surfaces else []
+        found = self.find_by_keys(list(surfaces))
         out: list[tuple[str, Entity]] = []
         for entity in found:
             words = [surfaces[k] for k in entity.name_keys if k in surfaces]
@@ -91,7 +105,7 @@ class LocalSearch:
     def seed_entities(self, question: str, qvec: Sequence[float]) -> dict[str, tuple[Entity, float]]:
         keys = set(question_keys(question))
         seeds: dict[str, tuple[Entity, float]] = {}
-        named = self._rt.graph.find_entities_by_keys(self._group, sorted(keys)) if keys else []
+        named = self.find_by_keys(list(keys))
         for entity in named:
             exact = any(k in keys for k in entity.name_keys if not k.startswith("first:"))
             seeds[entity.id] = (entity, 1.0 if exact else 0.8)
@@ -146,6 +160,7 @@ class LocalSearch:
             if as_of is not None and ep.valid_at > as_of:
                 continue
             heading = ""
+            previous: Unit | None = None
             for raw in split_sentences(ep.content):
                 shown = strip_markup(raw)
                 speaker = _SPEAKER.match(shown)
@@ -163,14 +178,23 @@ class LocalSearch:
                 bonus = self._cfg.bonus_seed_named if named else 0.0
                 if raw.startswith("#"):
                     bonus -= self._cfg.penalty_heading
-                units.append(Unit(text, [ep.id], None, bonus, context=context, time=ep.valid_at,
-                                  display=shown))
+                unit = Unit(text, [ep.id], None, bonus, context=context, time=ep.valid_at,
+                            display=shown)
+                units.append(unit)
+                if previous is not None and _continues(text):
+                    # "ADR-021: the team adopts Dagster." + "Luis Ortega leads the migration.":
+                    # a short follow-up completes the sentence before it; scored together too
+                    units.append(Unit(f"{previous.text} {text}", [ep.id], None,
+                                      max(previous.bonus, bonus) - self._cfg.penalty_pair,
+                                      context=context, time=ep.valid_at,
+                                      display=f"{as_sentence(previous.display)} {shown}"))
+                previous = None if raw.startswith("#") else unit
         return units
 
     def _score(self, question: str, qvec: Sequence[float], units: list[Unit]) -> list[Unit]:
         cfg = self._cfg
-        lexical = bm25_scores(question, [u.text for u in units])
-        in_context = bm25_scores(question, [f"{u.text} {u.context}" for u in units])
+        lexical, in_context = bm25_with_context(question, [u.text for u in units],
+                                                [u.context for u in units])
         for u, lex, ctx in zip(units, lexical, in_context, strict=True):
             u.parts["lexical"] = max(lex, cfg.weight_context * ctx + (1 - cfg.weight_context) * lex)
         _recency_bonus(units, cfg.bonus_recency)
@@ -179,8 +203,9 @@ class LocalSearch:
         vectors = embed_cached(self._rt.embedder,
                                [f"{u.text} ({u.context.strip()})" if u.context.strip() else u.text
                                 for u in todo])
+        question_vector = np.asarray(qvec, dtype=np.float64)
         for u, vec in zip(todo, vectors, strict=True):
-            u.cosine = sum(a * b for a, b in zip(qvec, vec, strict=True))
+            u.cosine = float(np.dot(question_vector, np.asarray(vec, dtype=np.float64)))
         for u in shortlist:
             sem = u.cosine or 0.0
             # a three-word sentence that names the subject is similar to anything about it
@@ -239,6 +264,8 @@ class LocalSearch:
             trace.append(f"listed {len(siblings)} more facts of the same relation")
             chosen += siblings
         answer = " ".join(as_sentence(u.display or u.text) for u in chosen)
+        # the answer's chunks and the context's sources in one read
+        resolver.prefetch([c for u in [*chosen, *ranked[:10]] for c in u.chunk_ids])
         citations = resolver.resolve([(u.display or u.text, u.chunk_ids) for u in chosen],
                                      limit=max(cfg.citations, len(chosen)))
         context = self._context(seeds, ranked, resolver, max_context_tokens)
@@ -295,6 +322,20 @@ class LocalSearch:
         return "\n".join(parts)
 
 
+_FOLLOW_UP = re.compile(
+    r"^(?:(?:The|This|That|These|Those|Its|Their|His|Her)\s+[a-z]|(?:It|He|She|They)\s"
+    r"|[A-Z][a-z]+ed\s+by\b"  # "Decided by Hannah", "Proposed by Elif"
+    r"|[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){0,2}\s+(?:is|was|are|were|will|has|had|[a-z]+s)\s"
+    r"(?:[a-z]+ing\s+|now\s+|also\s+)?(?:the|this|that|it|them)\b)")  # "Jo Park is building the …"
+_FOLLOW_UP_MAX_WORDS = 14
+
+
+def _continues(sentence: str) -> bool:
+    """A short sentence that refers back to the one before it (a pronoun, "the migration",
+    a "Decided by …" fragment): the two are a unit an answer may need both halves of."""
+    return len(sentence.split()) <= _FOLLOW_UP_MAX_WORDS and bool(_FOLLOW_UP.match(sentence))
+
+
 def question_keys(question: str) -> dict[str, str]:
     """Name keys of the question's 1-4 word spans (single words also as ``first:``) -> words."""
     words = re.findall(r"[\w.+#&'’-]+", question)
@@ -345,7 +386,7 @@ def focus_terms(question: str, seeds: dict[str, tuple[Entity, float]]) -> list[s
 def uncovered_terms(question: str, seeds: dict[str, tuple[Entity, float]], pool: list[Unit]) -> list[str]:
     """Focus terms that no candidate evidence (text, title, heading) contains: the question
     asks about something (a salary, a CFO, a Tokyo office) the graph knows nothing of."""
-    seen = {t for u in pool for t in terms(f"{u.text} {u.context}")}
+    seen = term_set(*(x for u in pool for x in (u.text, u.context)))
     return [t for t in focus_terms(question, seeds) if t not in seen]
 
 

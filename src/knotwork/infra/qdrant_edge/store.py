@@ -10,8 +10,12 @@ data. A shard is locked by the process that has it open (its WAL), so only one p
 use a given ``path`` at a time.
 
 The engine runs no background optimiser: new points live in plain (exact-search) segments
-until :meth:`QdrantEdgeVectorStore.optimize` builds HNSW indexes. Exact search stays in the
-low milliseconds up to ~100k points per collection.
+until :meth:`QdrantEdgeVectorStore.optimize` builds HNSW indexes. The store counts the points
+written to each collection since its last build (at open: the shard's unindexed vectors);
+once ``index_threshold`` are waiting, the collection's build is due and
+:meth:`QdrantEdgeVectorStore.build_due_indexes` runs it (the ingestion pipeline calls it after
+each ingest call). The build blocks, holding the interpreter (the engine keeps the GIL), so it
+runs at the end of a write call, never in a background thread of a serving process.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import qdrant_edge as qe
+import structlog
 
 from knotwork.domain.ports import Collection, VectorHit, VectorPoint
 from knotwork.infra.vector_factory import (
@@ -39,9 +44,12 @@ from knotwork.infra.vector_factory import (
     stored_payload,
 )
 
+log = structlog.get_logger(__name__)
+
 _CONFIG_FILE = "edge_config.json"  # written by qdrant_edge itself at create time
 _UPSERT_BATCH = 1024
 _FLUSH_EVERY_S = 5.0  # see _Shard.settle
+INDEX_THRESHOLD = 20_000  # unindexed points in a collection that make its HNSW build due
 
 
 @dataclass(slots=True)
@@ -49,6 +57,7 @@ class _Shard:
     shard: qe.EdgeShard
     dimension: int
     flushed_at: float = 0.0
+    unindexed: int = 0  # points written since the last HNSW build (an upper bound)
 
     def settle(self) -> None:
         """Flush segments at most every ``_FLUSH_EVERY_S``: updates are durable in the shard's
@@ -90,10 +99,17 @@ def _read_dimension(directory: Path) -> int:
 
 
 class QdrantEdgeVectorStore:
-    """Embedded Qdrant: ``path`` holds one shard directory per collection."""
+    """Embedded Qdrant: ``path`` holds one shard directory per collection.
 
-    def __init__(self, path: Path) -> None:
+    ``index_threshold``: unindexed points that make a collection's HNSW build due (0: never;
+    see :meth:`build_due_indexes`).
+    """
+
+    def __init__(self, path: Path, *, index_threshold: int = INDEX_THRESHOLD) -> None:
+        if index_threshold < 0:
+            raise ValueError("index_threshold must be >= 0")
         self._path = Path(path)
+        self._index_threshold = index_threshold
         self._shards: dict[Collection, _Shard] = {}
         self._lock = threading.RLock()
         self._closed = False
@@ -127,7 +143,9 @@ class QdrantEdgeVectorStore:
                     f"cannot open qdrant-edge shard {directory} (is another process using it?): "
                     f"{exc}"
                 ) from exc
-            opened = _Shard(shard, dimension)
+            info = shard.info()
+            opened = _Shard(shard, dimension,
+                            unindexed=max(0, info.points_count - info.indexed_vectors_count))
             self._ensure_indexes(collection, shard)
             self._shards[collection] = opened
             return opened
@@ -185,9 +203,33 @@ class QdrantEdgeVectorStore:
         for target in targets:
             opened = self._open(target)
             if opened is not None:
+                opened.unindexed = 0  # points written meanwhile count towards the next build
                 changed = opened.shard.optimize() or changed
                 opened.shard.flush()
         return changed
+
+    def index_due(self) -> list[Collection]:
+        """Collections with at least ``index_threshold`` points written since their last HNSW
+        build (none when the threshold is 0)."""
+        if self._index_threshold <= 0:
+            return []
+        due = []
+        for collection in Collection:
+            opened = self._open(collection)
+            if opened is not None and opened.unindexed >= self._index_threshold:
+                due.append(collection)
+        return due
+
+    def build_due_indexes(self) -> list[Collection]:
+        """Build the HNSW indexes of the collections :meth:`index_due` names (blocking);
+        returns them. Segments below the engine's indexing threshold stay exact-search."""
+        due = self.index_due()
+        for collection in due:
+            started = time.monotonic()
+            self.optimize(collection)
+            log.info("vectors.index_built", collection=collection.value,
+                     seconds=round(time.monotonic() - started, 1))
+        return due
 
     def close(self) -> None:
         """Flush and close every open shard. Idempotent; the store is unusable afterwards."""
@@ -223,6 +265,7 @@ class QdrantEdgeVectorStore:
         for start in range(0, len(batch), _UPSERT_BATCH):
             chunk = batch[start : start + _UPSERT_BATCH]
             opened.shard.update(qe.UpdateOperation.upsert_points(chunk))
+        opened.unindexed += len(batch)
         opened.settle()
 
     def delete(self, collection: Collection, ids: Sequence[str]) -> None:
@@ -290,6 +333,21 @@ class QdrantEdgeVectorStore:
                                   group_id=group_id, payload=returned_payload(record.payload))
             if offset is None or not records:
                 return
+
+    def vectors_of(self, collection: Collection, group_id: str, ids: Sequence[str]
+                   ) -> dict[str, list[float]]:
+        """The stored vectors of these point ids within one tenant (missing ids left out)."""
+        opened = self._open(collection)
+        if opened is None or not ids:
+            return {}
+        wanted = {normalize_point_id(i): i for i in ids}
+        point_ids: list[qe.PointId] = list(wanted)
+        out: dict[str, list[float]] = {}
+        for record in opened.shard.retrieve(point_ids, True, True):
+            if (record.payload or {}).get(GROUP_KEY) != group_id or not record.vector:
+                continue
+            out[wanted.get(str(record.id), str(record.id))] = [float(x) for x in record.vector]
+        return out
 
     def count(self, collection: Collection, group_id: str) -> int:
         opened = self._open(collection)

@@ -280,6 +280,24 @@ class QdrantServerVectorStore:
             if offset is None or not records:
                 return
 
+    def vectors_of(self, collection: Collection, group_id: str, ids: Sequence[str]
+                   ) -> dict[str, list[float]]:
+        """The stored vectors of these point ids within one tenant (missing ids left out)."""
+        if not ids or self._dimension(collection) is None:
+            return {}
+        wanted = {normalize_point_id(i): i for i in ids}
+        with self._calls:
+            records = self._client.retrieve(self._name(collection), ids=list(wanted),
+                                            with_payload=True, with_vectors=True)
+        out: dict[str, list[float]] = {}
+        for record in records:
+            if (record.payload or {}).get(GROUP_KEY) != group_id:
+                continue
+            vector = record.vector.get("") if isinstance(record.vector, dict) else record.vector
+            if vector:
+                out[wanted.get(str(record.id), str(record.id))] = [float(x) for x in vector]
+        return out
+
     def count(self, collection: Collection, group_id: str) -> int:
         if self._dimension(collection) is None:
             return 0
