@@ -32,6 +32,7 @@ class LocalSearchConfig(BaseModel):
     penalty_heading: float = 0.15
     # a sentence scored together with its short follow-up ("… Luis Ortega leads the migration.")
     penalty_pair: float = 0.05
+    follow_up_cutoff_who: float = 0.6  # a pair's score share of its sentence's, "who" questions
     min_informative_terms: int = 5
     answer_units: int = 2
     answer_relative_cutoff: float = 0.9

@@ -259,6 +259,10 @@ class LocalSearch:
                 break
             if all(_overlap(u.text, c.text) < 0.5 for c in chosen):
                 chosen.append(u)
+        # the pair only adds the next sentence: for "who …" a weaker pair still may hold the name
+        chosen = _with_follow_ups(chosen, ranked[: cfg.max_units_scored],
+                                  cfg.follow_up_cutoff_who if _WHO.match(question)
+                                  else cfg.answer_relative_cutoff)
         siblings = _siblings(question, top, chosen, facts, seeds, cfg.list_answer_max)
         if siblings:
             trace.append(f"listed {len(siblings)} more facts of the same relation")
@@ -328,6 +332,21 @@ _FOLLOW_UP = re.compile(
     r"|[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){0,2}\s+(?:is|was|are|were|will|has|had|[a-z]+s)\s"
     r"(?:[a-z]+ing\s+|now\s+|also\s+)?(?:the|this|that|it|them)\b)")  # "Jo Park is building the …"
 _FOLLOW_UP_MAX_WORDS = 14
+
+
+_WHO = re.compile(r"^\s*(?:who|whom|whose)\b", re.IGNORECASE)
+
+
+def _with_follow_ups(chosen: list[Unit], ranked: list[Unit], cutoff: float) -> list[Unit]:
+    """Each chosen sentence, or its pair with the follow-up sentence when that pair scored
+    nearly as well: "Lighthouse moves to Snowflake." → "… Decided by Hannah Björk."."""
+    out: list[Unit] = []
+    for unit in chosen:
+        pair = next((p for p in ranked if p is not unit and p.fact is None
+                     and unit.text.rstrip(".") in p.text and p.score >= unit.score * cutoff
+                     and len(p.text) > len(unit.text)), None)
+        out.append(pair if pair is not None and all(pair is not o for o in out) else unit)
+    return out
 
 
 def _continues(sentence: str) -> bool:
