@@ -317,3 +317,12 @@ def test_role_lines_name_people_and_parentheses_name_their_teams() -> None:
     assert ("Ngozi Eze", EntityType.PERSON, None) in kinds
     assert ("Data Science", EntityType.ORGANIZATION, "TEAM") in kinds
     assert not any(m.text in ("CFO", "Finance Ops") for m in found)  # a title; not a role line
+
+
+def test_a_rule_name_never_runs_over_a_line_break() -> None:
+    from knotwork.ingestion.extraction.mentions import rule_mentions
+
+    found = {(m.text, m.type) for m in rule_mentions("# Project Borealis\nFarid Haddad leads it.")}
+    assert ("Project Borealis", EntityType.PRODUCT) in found
+    assert not any("\n" in text for text, _ in found)
+    assert ("Farid Haddad", EntityType.PERSON) in found

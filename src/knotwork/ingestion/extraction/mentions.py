@@ -148,8 +148,26 @@ _SHAPED = ((_TEAM_RE, EntityType.ORGANIZATION, "TEAM", 0.92),
            (_COMPANY_RE, EntityType.ORGANIZATION, None, 0.9))
 
 
+def _one_line(m: Mention) -> Mention | None:
+    """A name never spans a line break ("# Project Borealis" / "Farid: …" are two lines): the
+    part before the break, when it is still a name of its kind."""
+    if "\n" not in m.text:
+        return m
+    head = m.text.split("\n", 1)[0].rstrip()
+    words = head.split()
+    if not words or (m.type is EntityType.PERSON and len(words) < 2) or \
+            (m.subtype == "PROJECT" and len(words) < 2 and m.refers_to is None):
+        return None
+    return Mention(m.start, m.start + len(head), head, m.type, m.confidence, m.extractor,
+                   m.subtype, m.refers_to, m.votes)
+
+
 def rule_mentions(text: str) -> list[Mention]:
     """Name shapes statistical NER misses or mistypes in enterprise text."""
+    return [k for k in map(_one_line, _rule_mentions(text)) if k is not None]
+
+
+def _rule_mentions(text: str) -> list[Mention]:
     out: list[Mention] = []
     for m in _PROJECT_RE.finditer(text):
         out.append(Mention(m.start(), m.end(), m.group(0), EntityType.PRODUCT, 0.95, "rule", "PROJECT"))
