@@ -5,7 +5,10 @@ Three kinds travel on the job streams (see :class:`knotwork.domain.ports.JobQueu
 * ``EXTRACT_ENTITIES`` — one source document (``chunk_id`` ``None``: every chunk of it) or
   one chunk. The task carries the document itself, so a worker needs no access to the
   source; handling it is idempotent (an unchanged, COMPLETED document is skipped).
-* ``RESOLVE_ENTITY`` — one entity name to resolve against the tenant's graph.
+* ``RESOLVE_ENTITY`` — one entity to resolve against the tenant's graph: a name, or (with
+  ``entity.entity_id``) a stored entity whose ingestion decision was deferred (tied
+  candidates) — re-resolved with the embedding of its source chunk, merged when the match
+  is now automatic.
 * ``COMMUNITY_UPDATED`` — a community whose summary went stale: re-summarize it.
 
 Serialised as JSON; :func:`decode_task` picks the model by ``task_type`` / ``event_type``.
@@ -73,6 +76,9 @@ class EntityToResolve(BaseModel):
     entity_type: EntityType | None = None
     embedding: list[float] = Field(default_factory=list)
     source_chunk_id: str | None = None
+    # the stored entity to re-resolve against the others (a deferred ingestion decision);
+    # None: resolve ``display_name`` only (the decision goes to the audit log)
+    entity_id: str | None = None
 
 
 class ResolveEntityTask(_Task):

@@ -7,7 +7,9 @@ mid-way leaves the document unfinished and the next run redoes it harmlessly.
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -28,6 +30,7 @@ from knotwork.domain.models import (
 from knotwork.domain.ports import Collection
 from knotwork.domain.text import clean_text
 from knotwork.domain.timeutil import ensure_utc, utcnow
+from knotwork.infra.vector_factory import build_due_indexes
 from knotwork.ingestion.chunking import chunk_text
 from knotwork.ingestion.embedding_text import (
     entity_point,
@@ -42,6 +45,7 @@ from knotwork.ingestion.extraction.types import ChunkExtraction
 from knotwork.ingestion.graph_builder import BatchBuilder, BatchResult
 from knotwork.ingestion.lineage import Lineage, Retired
 from knotwork.resolution.ingest import StoredResolutionIndex
+from knotwork.resolution.models import ReviewItem
 from knotwork.runtime import Runtime
 
 log = structlog.get_logger(__name__)
@@ -66,6 +70,9 @@ class IngestReport:
     facts_retired: int = 0  # left without evidence by a changed document (see lineage)
     entities_retired: int = 0
     stale_communities: list[str] = field(default_factory=list)  # not re-summarized inline
+    # flagged "new" decisions (tied candidates): review items whose entity a worker
+    # re-resolves later (RESOLVE_ENTITY tasks, see services.worker.resolve)
+    deferred: list[ReviewItem] = field(default_factory=list)
 
 
 @dataclass
@@ -106,6 +113,7 @@ class IngestionPipeline:
                 pending = []
         if pending:
             self._process(pending, report, progress)
+        build_due_indexes(self._rt.vectors)
         return report
 
     def add_episode(self, raw: RawDocument, context_episodes: int = 3) -> IngestReport:
@@ -138,6 +146,7 @@ class IngestionPipeline:
         report = IngestReport(documents_seen=len(batch))
         if batch:
             self._process(batch, report, progress)
+            build_due_indexes(self._rt.vectors)
         return report
 
     def recover(self, raws: Sequence[RawDocument]) -> Retired:
@@ -236,8 +245,13 @@ class IngestionPipeline:
         rt = self._rt
         known = self._known_names()
         episodes = [e for p in batch for e in p.episodes]
-        extractions = rt.extractor.extract([e.content for e in episodes], known, context)
-        passages = self._embed_passages(batch, episodes)
+        # MiniLM (native code, the GIL released) embeds the passages while spaCy and the
+        # rules extract: the two models' work overlaps on a multi-core machine
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="passages") as pool:
+            embedding = pool.submit(contextvars.copy_context().run, self._embed_passages,
+                                    batch, episodes)
+            extractions = rt.extractor.extract([e.content for e in episodes], known, context)
+            passages = embedding.result()
         with self._guard():
             kept = self._still_needed(batch)
             if kept:
@@ -309,6 +323,8 @@ class IngestionPipeline:
         report.entities += len(result.entities)
         report.facts += len(result.facts)
         report.episode_ids.extend(e.id for e in episodes)
+        report.deferred.extend(r for r in result.resolution.reviews
+                               if r.decision == "new" and r.entity_id)
         for p in batch:
             (report.updated if p.previous else report.added).append(p.document.source_id)
         log.info("ingest.batch", group=self._group, documents=len(batch), chunks=len(episodes),

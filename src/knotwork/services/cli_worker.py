@@ -119,7 +119,8 @@ def queued_sync(kw: object, source: SyncSource, progress: Callable[[int], None])
     queue = create_job_queue(kw.settings, rt.graph)
     try:
         return run_sync(IngestionPipeline(rt, group), rt.documents, group, source, progress,
-                        enqueue=sync_enqueuer(kw.settings, queue, rt.documents))
+                        enqueue=sync_enqueuer(kw.settings, queue, rt.documents),
+                        max_chars=kw.settings.max_document_chars)
     finally:
         queue.close()
 
@@ -197,6 +198,8 @@ def worker(
     else:
         typer.echo(f"worker done: {totals.jobs} jobs ({totals.extracted} documents extracted, "
                    f"{totals.unchanged} unchanged, {totals.chunks} chunks, "
+                   f"{totals.resolved} entities re-resolved ({totals.merged} merged), "
+                   f"{totals.resummarized} communities re-summarized, "
                    f"{totals.retried} retried, {totals.dead} dead-lettered)")
 
 

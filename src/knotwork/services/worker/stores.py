@@ -109,6 +109,13 @@ class LeasedVectors:
     def count(self, collection: Collection, group_id: str) -> int:
         return self._open().count(collection, group_id)
 
+    def vectors_of(self, collection: Collection, group_id: str, ids: Sequence[str]
+                   ) -> dict[str, list[float]]:
+        """The stored vectors of these ids (both Qdrant backends have it; ingestion's
+        resolution scores mentions against them, so a worker must resolve as inline does)."""
+        vectors_of = getattr(self._open(), "vectors_of", None)
+        return vectors_of(collection, group_id, ids) if vectors_of is not None else {}
+
     def close(self) -> None:
         if self._store is not None:
             store, self._store = self._store, None
@@ -194,7 +201,10 @@ class CommitGate:
 
 
 def open_worker_runtime(settings: Settings) -> tuple[Runtime, LeasedVectors]:
-    """Graph, SQL and embedder open; vectors leased (see :class:`LeasedVectors`)."""
+    """Graph, SQL and embedder open; vectors leased (see :class:`LeasedVectors`). With the
+    query cache on, the graph applies its invalidation triggers as in ``open_runtime``: a
+    worker's writes must not leave a server answering from stale cached values."""
+    from knotwork.infra.cache.factory import create_cache
     from knotwork.infra.embeddings.factory import create_embedder
     from knotwork.infra.graph_factory import create_graph_store
     from knotwork.infra.sql.store import SqlDocumentStore
@@ -209,5 +219,15 @@ def open_worker_runtime(settings: Settings) -> tuple[Runtime, LeasedVectors]:
     except BaseException:
         documents.close()
         raise
+    try:
+        cache = create_cache(settings, graph)
+    except BaseException:
+        graph.close()
+        documents.close()
+        raise
+    if cache is not None:
+        from knotwork.infra.cache.invalidating import InvalidatingGraphStore
+
+        graph = InvalidatingGraphStore(graph, cache)  # type: ignore[assignment]
     vectors = LeasedVectors(settings, embedder.dimension)
-    return Runtime(settings, graph, vectors, documents, embedder), vectors
+    return Runtime(settings, graph, vectors, documents, embedder, cache=cache), vectors

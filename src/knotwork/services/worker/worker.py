@@ -7,10 +7,13 @@ Delivery is at-least-once, so every handler is idempotent:
   of one fetch are processed as one batch (extraction outside, writes inside the store-writer
   gate, see :mod:`knotwork.services.worker.stores`); if the batch fails, each document is
   retried alone so one poison document cannot hold the others back.
-* ``RESOLVE_ENTITY`` — resolves the name against the tenant's entities and records the
-  decision in the audit log (``entity.resolution``).
-* ``COMMUNITY_UPDATED`` — re-summarizes the community if it is still stale. Workers enqueue
-  these themselves (LOW priority) when ``community_inline_summaries`` is off.
+* ``RESOLVE_ENTITY`` — re-resolves an entity whose ingestion decision was deferred (tied
+  candidates; workers enqueue these, HIGH priority, after the batch that created it) and
+  merges it when the match is now automatic; a name-only task resolves the name. Decisions
+  go to the audit log (``entity.resolution``). See :mod:`knotwork.services.worker.resolve`.
+* ``COMMUNITY_UPDATED`` — re-summarizes the community if it is still stale (a stale-free
+  event only drops the tenant's cached community values). Workers enqueue these themselves
+  (LOW priority) when ``community_inline_summaries`` is off.
 
 A failed job is retried after ``queue_retry_backoff_s`` × 2^retries (capped), at most
 ``queue_max_retries`` times; then it goes to the dead letters and its document is marked
@@ -29,7 +32,7 @@ from dataclasses import dataclass
 import structlog
 
 from knotwork.domain.models import AuditEvent, ProcessingStatus
-from knotwork.domain.ports import JobQueue
+from knotwork.domain.ports import CacheLayer, JobQueue
 from knotwork.domain.tasks import (
     CommunityUpdatedTask,
     ExtractEntitiesTask,
@@ -38,8 +41,9 @@ from knotwork.domain.tasks import (
     ResolveEntityTask,
 )
 from knotwork.domain.timeutil import ensure_utc
-from knotwork.ingestion.pipeline import CommitGuard, IngestionPipeline
+from knotwork.ingestion.pipeline import CommitGuard, IngestionPipeline, IngestReport
 from knotwork.runtime import Runtime
+from knotwork.services.worker.resolve import Outcome, deferred_tasks, handle_resolve
 
 log = structlog.get_logger(__name__)
 
@@ -50,7 +54,8 @@ class WorkerStats:
     extracted: int = 0  # documents (re-)extracted
     unchanged: int = 0  # extraction jobs whose document was already done
     chunks: int = 0
-    resolved: int = 0
+    resolved: int = 0  # RESOLVE_ENTITY tasks handled
+    merged: int = 0  # ... of which merged their entity into another
     resummarized: int = 0
     retried: int = 0
     dead: int = 0
@@ -193,13 +198,20 @@ class Worker:
         if not prepared:
             return
         report = pipeline.process(prepared)
+        self._follow_up(jobs[0].task.group_id, report)  # before the acks: none is lost
         for job in todo:
             self._ack(job)
         self.stats.extracted += report.documents_ingested
         self.stats.unchanged += report.documents_unchanged
         self.stats.chunks += report.chunks
+
+    def _follow_up(self, group: str, report: IngestReport) -> None:
+        """The tasks a committed batch calls for: RESOLVE_ENTITY per deferred (tied)
+        decision, COMMUNITY_UPDATED per community it left stale (unless re-summarized
+        inline)."""
+        for resolve in deferred_tasks(group, report.deferred):
+            self._queue.enqueue(resolve)
         if report.stale_communities and not self._settings.community_inline_summaries:
-            group = jobs[0].task.group_id
             for community_id in report.stale_communities:
                 community = self._rt.graph.get_community(group, community_id)
                 if community is not None:
@@ -219,21 +231,21 @@ class Worker:
         self._ack(job)
 
     def _resolve(self, task: ResolveEntityTask) -> None:
-        from knotwork.resolution.lookup import resolve_mention
-
-        with self._guard():  # reads the entity vectors
-            result = resolve_mention(self._rt, task.group_id, task.entity.display_name,
-                                     task.entity.entity_type)
-        self._rt.documents.record_audit(AuditEvent(
-            group_id=task.group_id, action="entity.resolution", entity_id=result.entity_id,
-            detail=f"{task.entity.display_name!r} -> {result.name!r} "
-                   f"(confidence {result.confidence:.2f}, task {task.task_id})"))
+        with self._guard():  # reads the entity vectors, may merge
+            outcome = handle_resolve(self._rt, task)
+        if outcome.outcome is Outcome.MERGED:
+            pipeline = self._pipelines.get(task.group_id)
+            if pipeline is not None:  # its cache of known names holds the merged entity
+                pipeline.forget_known()
+            self.stats.merged += 1
         self.stats.resolved += 1
 
     def _resummarize(self, task: CommunityUpdatedTask) -> None:
         from knotwork.communities.service import CommunityService
 
-        if not task.summary_stale:
+        if not task.summary_stale:  # already re-summarized: drop the cached community values
+            if self._rt.cache is not None:
+                self._rt.cache.invalidate_layer(task.group_id, CacheLayer.COMMUNITY)
             return
         with self._guard():
             done = CommunityService(self._rt, task.group_id).refresh([task.community_id])
