@@ -204,9 +204,8 @@ def test_an_unmatched_entity_is_kept_and_audited_once(make_stack: StackFactory) 
     assert json.loads(audit.detail)["outcome"] == "kept"
 
 
-def test_a_tied_ingestion_decision_enqueues_a_resolve_task(make_stack: StackFactory) -> None:
-    stack = make_stack(resolution_weight_embedding=0.0)  # names alone: "A. Chen" is a tie
-    stack.ingest("Alice Chen works at TechCorp.", "Andrew Chen works at Globex.")
+def _record_enqueued(stack: Stack) -> list[Task]:
+    """Every task the stack's queue is given from now on (still enqueued for real)."""
     enqueued: list[Task] = []
     real = stack.queue.enqueue
 
@@ -215,6 +214,13 @@ def test_a_tied_ingestion_decision_enqueues_a_resolve_task(make_stack: StackFact
         return real(task)
 
     stack.queue.enqueue = spy  # type: ignore[method-assign]
+    return enqueued
+
+
+def test_a_tied_ingestion_decision_enqueues_a_resolve_task(make_stack: StackFactory) -> None:
+    stack = make_stack(resolution_weight_embedding=0.0)  # names alone: "A. Chen" is a tie
+    stack.ingest("Alice Chen works at TechCorp.", "Andrew Chen works at Globex.")
+    enqueued = _record_enqueued(stack)
     stats = stack.ingest("A. Chen approved the budget of Project Atlas.")
     resolves = [t for t in enqueued if isinstance(t, ResolveEntityTask)]
     sql = resolution_sql(stack.rt)
@@ -240,14 +246,7 @@ def test_community_updated_round_trip(make_stack: StackFactory) -> None:
     assert built.communities >= 1
     assert not any(c.summary_stale for c in stack.rt.graph.list_communities(stack.group))
 
-    enqueued: list[Task] = []
-    real = stack.queue.enqueue
-
-    def spy(task: Task) -> str:
-        enqueued.append(task)
-        return real(task)
-
-    stack.queue.enqueue = spy  # type: ignore[method-assign]
+    enqueued = _record_enqueued(stack)
     stats = stack.ingest("Alice Chen mentors Carol Diaz. Carol Diaz joined Project Atlas.")
     events = [t for t in enqueued if isinstance(t, CommunityUpdatedTask)]
     assert events and all(e.priority is Priority.LOW and e.summary_stale for e in events)
