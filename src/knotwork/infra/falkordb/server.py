@@ -339,6 +339,8 @@ class EmbeddedFalkorDB:
                              after=int(state.get("aof_current_size", 0)))
                     return
             log.warning("falkordb.compact_timeout", seconds=COMPACT_TIMEOUT)
+        except (redis.ConnectionError, redis.TimeoutError):
+            return  # the server is gone (or hung): the stop below deals with it, quietly
         except redis.RedisError as exc:  # compaction is an optimisation: never fail a stop
             log.warning("falkordb.compact_error", error=str(exc))
 
