@@ -8,7 +8,6 @@ are skipped and counted.
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from knotwork.ingestion.loaders.errors import (
     LoaderError,
     looks_binary,
 )
-from knotwork.ingestion.loaders.markdown import markdown_to_text, unwrap_plain_text
+from knotwork.ingestion.loaders.markdown import markdown_title, markdown_to_text, unwrap_plain_text
 from knotwork.ingestion.loaders.xhtml import convert_html
 
 __all__ = ["HTML_SUFFIXES", "SUPPORTED_SUFFIXES", "TEXT_SUFFIXES", "load_files"]
@@ -28,44 +27,6 @@ MARKDOWN_SUFFIXES = frozenset({".md", ".markdown"})
 TEXT_SUFFIXES = MARKDOWN_SUFFIXES | {".txt"}
 HTML_SUFFIXES = frozenset({".html", ".htm"})
 SUPPORTED_SUFFIXES = TEXT_SUFFIXES | HTML_SUFFIXES
-
-_ATX_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
-_SETEXT_UNDERLINE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-_FENCE = re.compile(r"^ {0,3}(```|~~~)")
-_FRONT_MATTER_TITLE = re.compile(r"^title:[ \t]*(.+?)[ \t]*$", re.MULTILINE)
-
-
-def markdown_title(text: str) -> str | None:
-    """The first Markdown heading (ATX or setext, outside code fences), else front matter."""
-    lines = text.splitlines()
-    start = 0
-    if lines and lines[0].strip() == "---":
-        end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), 0)
-        if end:
-            match = _FRONT_MATTER_TITLE.search("\n".join(lines[1:end]))
-            if match:
-                return match.group(1).strip("\"'") or None
-            start = end + 1
-    in_fence = False
-    for index in range(start, len(lines)):
-        line = lines[index]
-        if _FENCE.match(line):
-            in_fence = not in_fence
-            continue
-        if in_fence:
-            continue
-        match = _ATX_HEADING.match(line)
-        if match:
-            return match.group(1).strip()
-        following = lines[index + 1] if index + 1 < len(lines) else ""
-        if (
-            line.strip()
-            and not _SETEXT_UNDERLINE.match(line)
-            and _SETEXT_UNDERLINE.match(following)
-        ):
-            return line.strip()
-    return None
-
 
 def _read_text(path: Path) -> str:
     raw = path.read_bytes()

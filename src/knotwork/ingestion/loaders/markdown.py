@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["markdown_to_text", "unwrap_plain_text"]
+__all__ = ["markdown_title", "markdown_to_text", "unwrap_plain_text"]
 
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
@@ -36,6 +36,7 @@ _STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
 _CODE = re.compile(r"`+([^`\n]+?)`+")
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")  # a backslash escape of ASCII punctuation
 _FRONT_MATTER_END = ("---", "...")
+_FRONT_MATTER_TITLE = re.compile(r"^title:[ \t]*(.+?)[ \t]*$", re.MULTILINE)
 _SENTENCE_END = (".", "!", "?", ":", ";")
 _WRAP_MIN = 50  # plain text: a line this long that does not end a sentence is wrapped prose
 
@@ -76,6 +77,38 @@ def _skip_front_matter(lines: list[str]) -> list[str]:
             if lines[end].strip() in _FRONT_MATTER_END:
                 return lines[end + 1:]
     return lines
+
+
+def markdown_title(text: str) -> str | None:
+    """The first Markdown heading (ATX or setext, outside code fences), else front matter."""
+    lines = text.splitlines()
+    start = 0
+    if lines and lines[0].strip() == "---":
+        end = next((i for i in range(1, len(lines)) if lines[i].strip() in _FRONT_MATTER_END), 0)
+        if end:
+            match = _FRONT_MATTER_TITLE.search("\n".join(lines[1:end]))
+            if match:
+                return match.group(1).strip("\"'") or None
+            start = end + 1
+    in_fence = False
+    for index in range(start, len(lines)):
+        line = lines[index]
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        match = _HEADING.match(line)
+        if match:
+            return match.group(2).strip()
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        if (
+            line.strip()
+            and not _SETEXT.match(line)
+            and _SETEXT.match(following)
+        ):
+            return line.strip()
+    return None
 
 
 def markdown_to_text(text: str) -> str:
