@@ -33,3 +33,6 @@ def test_the_follow_up_sentence_that_names_the_person_is_in_the_answer(
     assert "Luis Ortega" in migration.answer and "Dagster" in migration.answer
     assert migration.citations and migration.citations[0].source_id == "adr.md"
     assert "Hannah Bjork" in decided.answer
+    for answer in (migration.answer, decided.answer):  # a pair never repeats a chosen sentence
+        sentences = [x.strip() for x in answer.split(". ") if x.strip()]
+        assert len(sentences) == len(set(sentences)), answer

@@ -259,14 +259,14 @@ class LocalSearch:
                 break
             if all(_overlap(u.text, c.text) < 0.5 for c in chosen):
                 chosen.append(u)
-        # the pair only adds the next sentence: for "who …" a weaker pair still may hold the name
-        chosen = _with_follow_ups(chosen, ranked[: cfg.max_units_scored],
-                                  cfg.follow_up_cutoff_who if _WHO.match(question)
-                                  else cfg.answer_relative_cutoff)
         siblings = _siblings(question, top, chosen, facts, seeds, cfg.list_answer_max)
         if siblings:
             trace.append(f"listed {len(siblings)} more facts of the same relation")
-            chosen += siblings
+        # siblings are found against the chosen units themselves (so none repeats one); then a
+        # chosen unit may show with its next sentence, for "who …" even from a weaker pair
+        chosen = _with_follow_ups(chosen, ranked[: cfg.max_units_scored],
+                                  cfg.follow_up_cutoff_who if _WHO.match(question)
+                                  else cfg.answer_relative_cutoff) + siblings
         answer = " ".join(as_sentence(u.display or u.text) for u in chosen)
         # the answer's chunks and the context's sources in one read
         resolver.prefetch([c for u in [*chosen, *ranked[:10]] for c in u.chunk_ids])
