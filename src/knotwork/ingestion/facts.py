@@ -98,15 +98,18 @@ def contradictions(new: Fact, existing: Iterable[Fact], now: datetime,
     out: list[Fact] = []
     if new.invalid_at is not None:
         return out  # a fact that has already ended supersedes nothing
+    functional_source = new.type in FUNCTIONAL_BY_SOURCE or (
+        new.type in CHANGE_BY_SOURCE and states_source_change(new.fact))
+    functional_target = new.type in FUNCTIONAL_BY_TARGET or (
+        new.type in CHANGE_BY_TARGET and states_change(new.fact))
+    if not (functional_source or functional_target):
+        return out  # neither one holder per source nor per target: nothing is superseded
+    new_episodes = set(new.episodes)
     for old in existing:
         if old.type is not new.type or old.invalid_at is not None or old.id == new.id:
             continue
-        if set(old.episodes) & set(new.episodes):
+        if not new_episodes.isdisjoint(old.episodes):
             continue  # "headquartered in Austin, Texas": one statement, not a change
-        changed = states_change(new.fact)
-        functional_source = new.type in FUNCTIONAL_BY_SOURCE or (
-            new.type in CHANGE_BY_SOURCE and states_source_change(new.fact))
-        functional_target = new.type in FUNCTIONAL_BY_TARGET or (changed and new.type in CHANGE_BY_TARGET)
         by_source = functional_source and old.source_id == new.source_id \
             and old.target_id != new.target_id
         by_target = functional_target and old.target_id == new.target_id \

@@ -162,16 +162,17 @@ class BatchBuilder:
         if not proposed:
             return
         involved = sorted({f.source_id for f in proposed} | {f.target_id for f in proposed})
-        known: dict[str, Fact] = {f.id: f for f in self._facts_of(involved)}
-        result.previous_facts.update(known)
-        same_kind = self._kinds(known.values(), result)
+        known = _KnownFacts(self._facts_of(involved))
+        result.previous_facts.update(known.by_id)
+        same_kind = self._kinds(known.by_id.values(), result)
         for new in sorted(proposed, key=lambda f: f.valid_at or self._now):
-            match = next((f for f in known.values() if same_fact(f, new)), None)
+            match = known.same_as(new)
             merged = merge_into(match, new) if match is not None else new
-            known[merged.id] = merged
+            known.put(merged)
             result.facts[merged.id] = merged
-            for ended in contradictions(merged, list(known.values()), self._now, same_kind):
-                known[ended.id] = ended
+            for ended in contradictions(merged, known.sharing_endpoint(merged), self._now,
+                                        same_kind):
+                known.put(ended)
                 result.facts[ended.id] = ended
 
     def _kinds(self, facts: Iterable[Fact], result: BatchResult) -> Callable[[str, str], bool]:
@@ -210,3 +211,31 @@ class BatchBuilder:
                     sentences.append(fact.fact)
             summary = " ".join(sentences[:_SUMMARY_SENTENCES])[:_SUMMARY_CHARS]
             result.entities[entity_id] = entity.model_copy(update={"summary": summary})
+
+
+class _KnownFacts:
+    """The facts a batch is checked against, indexed by endpoint and type: a hub entity's
+    thousands of facts are not scanned once per new fact."""
+
+    def __init__(self, facts: Iterable[Fact]) -> None:
+        self.by_id: dict[str, Fact] = {}
+        self._by_end: dict[tuple[str, str], dict[str, None]] = {}
+        for fact in facts:
+            self.put(fact)
+
+    def put(self, fact: Fact) -> None:
+        self.by_id[fact.id] = fact
+        for endpoint in (fact.source_id, fact.target_id):
+            self._by_end.setdefault((endpoint, fact.type.value), {})[fact.id] = None
+
+    def sharing_endpoint(self, fact: Fact) -> list[Fact]:
+        """Facts of the same type with the same source or the same target, in insertion order."""
+        ids = dict.fromkeys([*self._by_end.get((fact.source_id, fact.type.value), {}),
+                             *self._by_end.get((fact.target_id, fact.type.value), {})])
+        return [self.by_id[i] for i in ids]
+
+    def same_as(self, fact: Fact) -> Fact | None:
+        found = self.by_id.get(fact.id)
+        if found is not None and same_fact(found, fact):
+            return found
+        return next((f for f in self.sharing_endpoint(fact) if same_fact(f, fact)), None)
