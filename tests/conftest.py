@@ -32,6 +32,21 @@ def postgres_url() -> Iterator[str]:
         drop_pg_database(url)
 
 
+@pytest.fixture(scope="session")
+def llama_base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real llama.cpp server with SmolLM2-135M (skips when it cannot run): its /v1 URL."""
+    from knotwork.infra.llm.local_server import llama_server, llama_server_available, smollm2_path
+
+    reason = llama_server_available()
+    if reason:
+        pytest.skip(reason)
+    model = smollm2_path()
+    assert model is not None
+    log = Path(tmp_path_factory.mktemp("llama")) / "server.log"
+    with llama_server(model, log_path=log) as base:
+        yield base
+
+
 SettingsFactory = Callable[..., Settings]
 
 

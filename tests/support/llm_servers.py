@@ -25,6 +25,21 @@ class Step:
     headers: dict[str, str] = field(default_factory=dict)
     proxy: str | None = None  # forward the request to this base URL instead
     body: str | None = None  # the error body (non-200 only)
+    stream: list[str] | None = None  # 200 as Server-Sent chat-completion chunks: these deltas
+    stream_cut_after: int | None = None  # drop the connection after this many deltas
+    stream_gap_s: float = 0.0  # pause before each delta
+
+
+def stream_chunk(delta: str | None, usage: tuple[int, int] | None = None) -> bytes:
+    """One ``data:`` line of a streamed chat completion (a usage-only chunk when no delta)."""
+    choices = [] if delta is None else [{"index": 0, "delta": {"content": delta},
+                                          "finish_reason": None}]
+    chunk: dict[str, object] = {"id": "x", "object": "chat.completion.chunk",
+                                "model": "scripted", "choices": choices}
+    if usage is not None:
+        chunk["usage"] = {"prompt_tokens": usage[0], "completion_tokens": usage[1],
+                          "total_tokens": sum(usage)}
+    return b"data: " + json.dumps(chunk).encode() + b"\n\n"
 
 
 def completion(content: str, prompt_tokens: int = 11, completion_tokens: int = 7) -> bytes:
@@ -59,6 +74,9 @@ class ScriptedServer:
                 step = server.steps.pop(0) if len(server.steps) > 1 else server.steps[0]
                 if step.delay_s:
                     time.sleep(step.delay_s)
+                if step.stream is not None and not step.proxy and step.status == 200:
+                    self._stream(step)
+                    return
                 if step.proxy:
                     upstream = httpx.post(step.proxy.rstrip("/") + "/chat/completions",
                                           content=raw, timeout=300.0,
@@ -79,6 +97,27 @@ class ScriptedServer:
                     self.wfile.write(body)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout test)
+
+            def _stream(self, step: Step) -> None:
+                assert step.stream is not None
+                try:
+                    self.send_response(200)
+                    self.send_header("content-type", "text/event-stream")
+                    self.end_headers()
+                    self.wfile.write(b": keep-alive\n\n")
+                    for i, delta in enumerate(step.stream):
+                        if step.stream_cut_after is not None and i >= step.stream_cut_after:
+                            self.close_connection = True  # EOF before [DONE]
+                            return
+                        if step.stream_gap_s:
+                            time.sleep(step.stream_gap_s)
+                        self.wfile.write(stream_chunk(delta))
+                        self.wfile.flush()
+                    self.wfile.write(stream_chunk(None, (11, len(step.stream))))
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True

@@ -158,6 +158,43 @@ def test_ambiguous_given_name_creates_a_new_entity(mem: Memory) -> None:
     assert "Priya" not in mem.entities[raman.id].aliases
 
 
+def test_ambiguous_given_name_goes_to_the_person_the_document_names(mem: Memory) -> None:
+    mem.add_entity("Priya Raman", P)
+    shah = mem.add_entity("Priya Shah", P)
+    # a thread where Priya Shah speaks, then "Priya" in a later chunk of the same document
+    result = mem.build((episode("ep1"), extraction([local("Priya Shah", P)])),
+                       (episode("ep2"), extraction([local("Priya", P)])))
+    assert set(result.entities) == {shah.id}
+    assert "Priya" in result.entities[shah.id].aliases
+
+
+def test_given_name_context_is_per_document(mem: Memory) -> None:
+    raman = mem.add_entity("Priya Raman", P)
+    shah = mem.add_entity("Priya Shah", P)
+    other_doc = episode("ep2").model_copy(update={"document_id": "other"})
+    result = mem.build((episode("ep1"), extraction([local("Priya Shah", P)])),
+                       (other_doc, extraction([local("Priya", P)])))
+    assert not {raman.id} & set(result.entities)  # no context for ep2: no guess
+    assert len(result.entities) == 2 and shah.id in result.entities
+
+
+def test_nickname_resolves_to_the_formal_given_name(mem: Memory) -> None:
+    rebecca = mem.add_entity("Rebecca Larsen", P)
+    mem.add_entity("Tom Becker", P)
+    result = mem.build((episode("ep1"), extraction([local("Becky", P)])))
+    assert list(result.entities) == [rebecca.id]
+    assert "Becky" in result.entities[rebecca.id].aliases
+
+
+def test_given_name_only_entity_yields_to_the_full_name_in_context(mem: Memory) -> None:
+    placeholder = mem.add_entity("Priya", P)
+    mem.add_entity("Priya Raman", P)
+    shah = mem.add_entity("Priya Shah", P)
+    result = mem.build((episode("ep1"), extraction([local("Priya Shah", P), local("Priya", P, at=40)])))
+    assert placeholder.id not in result.entities
+    assert set(result.entities) == {shah.id}
+
+
 def test_same_name_twice_in_one_batch_is_one_entity(mem: Memory) -> None:
     result = mem.build(
         (episode("ep1"), extraction([local("Sarah Lin", P)])),

@@ -357,6 +357,30 @@ class Embedder(Protocol):
         ...
 
 
+@runtime_checkable
+class PassageVectors(Protocol):
+    """Passages embedded once, with vectors of character spans inside them read from the same
+    pass (late chunking: a span's vector pools its tokens' contextual vectors)."""
+
+    @property
+    def vectors(self) -> list[list[float]]:
+        """One unit vector per passage, exactly what ``embed`` returns for it."""
+        ...
+
+    def span_vector(self, index: int, start: int, end: int) -> list[float] | None:
+        """Unit vector of ``texts[index][start:end]``; None when the pass cannot give one
+        (the span was truncated away, the passage came from a cache): embed it instead."""
+        ...
+
+
+@runtime_checkable
+class SpanEmbedder(Protocol):
+    """Optional part of an :class:`Embedder`: passages whose spans can be pooled later
+    (``infra.embeddings.spans.embed_passages`` falls back to ``embed`` without it)."""
+
+    def embed_passages(self, texts: Sequence[str]) -> PassageVectors: ...
+
+
 # --------------------------------------------------------------------------- events
 
 
@@ -450,7 +474,7 @@ class LLMStats(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    calls: int = 0  # complete() invocations
+    calls: int = 0  # complete() and stream() invocations
     requests: int = 0  # HTTP requests, retries included
     retries: int = 0
     failures: int = 0  # calls that raised LLMError
@@ -466,7 +490,8 @@ class LLMError(RuntimeError):
 
 @runtime_checkable
 class LLMClient(Protocol):
-    """Chat completion constrained to a JSON schema, parsed into a pydantic model.
+    """Chat completion constrained to a JSON schema, parsed into a pydantic model (or, with
+    ``stream``, free text delivered as it is generated).
 
     Retries timeouts, connection errors, 429 and 5xx with backoff (at most
     ``llm_max_retries``); repairs invalid JSON (fences, trailing text, missing brackets) or
@@ -489,6 +514,20 @@ class LLMClient(Protocol):
         temperature: float | None = None,
     ) -> LLMResult[OutputT]:
         """``name`` (the prompt's name and version) goes in logs and the schema name."""
+        ...
+
+    def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        name: str = "",
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> Iterator[str]:
+        """Free text, streamed: the text deltas as the endpoint sends them (lazy: nothing is
+        sent before the first ``next``). Failures before the first delta are retried like
+        ``complete``; any failure raises LLMError. Counted in ``stats`` once it ends (an empty
+        text counts as dropped); closing the iterator early closes the connection."""
         ...
 
     def close(self) -> None: ...

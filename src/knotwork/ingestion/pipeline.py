@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
-from datetime import datetime
 
 import structlog
 
@@ -23,13 +22,13 @@ from knotwork.domain.models import (
     Document,
     Entity,
     Episode,
-    Fact,
     ProcessingStatus,
     RawDocument,
 )
 from knotwork.domain.ports import Collection
 from knotwork.domain.text import clean_text
 from knotwork.domain.timeutil import ensure_utc, utcnow
+from knotwork.infra.embeddings.threads import one_core_left
 from knotwork.infra.vector_factory import build_due_indexes
 from knotwork.ingestion.chunking import chunk_text
 from knotwork.ingestion.embedding_text import (
@@ -37,13 +36,17 @@ from knotwork.ingestion.embedding_text import (
     entity_text,
     fact_point,
     passage_point,
-    passage_text,
-    passage_texts,
 )
 from knotwork.ingestion.extraction.mentions import KnownName
 from knotwork.ingestion.extraction.types import ChunkExtraction
 from knotwork.ingestion.graph_builder import BatchBuilder, BatchResult
 from knotwork.ingestion.lineage import Lineage, Retired
+from knotwork.ingestion.vector_writes import (
+    EmbeddedPassages,
+    embed_batch_passages,
+    plan_vectors,
+    stored_vectors,
+)
 from knotwork.resolution.ingest import StoredResolutionIndex
 from knotwork.resolution.models import ReviewItem
 from knotwork.runtime import Runtime
@@ -258,8 +261,7 @@ class IngestionPipeline:
                 ids = {p.document.id for p in kept}
                 pairs = [(e, x) for e, x in zip(episodes, extractions, strict=True)
                          if e.document_id in ids]
-                self._commit(kept, pairs, [p for p in passages if p[0].document_id in ids],
-                             report)
+                self._commit(kept, pairs, passages.of_documents(ids), report)
         report.documents_unchanged += len(batch) - len(kept)
         if progress:
             progress(len(batch))
@@ -278,19 +280,18 @@ class IngestionPipeline:
         return kept
 
     def _embed_passages(self, batch: Sequence[_Prepared], episodes: Sequence[Episode]
-                        ) -> list[tuple[Episode, int, list[float]]]:
-        """Chunk passages embedded (they do not depend on resolution)."""
-        titles = {p.document.id: p.document.title for p in batch}
-        passages = [(e, i, text) for e in episodes
-                    for i, text in enumerate(passage_texts(e.content, self._rt.settings.passage_tokens))]
-        vectors = self._rt.embedder.embed([passage_text(titles[e.document_id], text)
-                                           for e, _, text in passages])
-        return [(e, i, v) for (e, i, _), v in zip(passages, vectors, strict=True)]
+                        ) -> EmbeddedPassages:
+        """Chunk passages embedded (they do not depend on resolution), leaving a core to the
+        extraction running meanwhile."""
+        with one_core_left():
+            return embed_batch_passages(self._rt.embedder,
+                                        {p.document.id: p.document.title for p in batch},
+                                        episodes, self._rt.settings.passage_tokens,
+                                        spans=self._rt.settings.late_chunk_facts)
 
     def _commit(self, batch: Sequence[_Prepared],
                 pairs: Sequence[tuple[Episode, ChunkExtraction]],
-                passages: Sequence[tuple[Episode, int, list[float]]],
-                report: IngestReport) -> None:
+                passages: EmbeddedPassages, report: IngestReport) -> None:
         rt = self._rt
         replaced = [p.previous for p in batch if p.previous is not None]
         self._lineage.withdraw(replaced)  # the old versions' evidence, before the new one's
@@ -315,7 +316,11 @@ class IngestionPipeline:
         self._write_vectors(passages, result)
         if replaced:  # before COMPLETED is written: a crash here redoes the batch, sweep too
             self._note_retired(self._lineage.sweep("edited", replaced), report)
-        self._write_sql(batch, result, now)
+        self._save_sql(batch, result)
+        # community upkeep before COMPLETED: the stale marks it leaves (COMMUNITY_UPDATED
+        # follow-ups of a worker) are durable once a document is; a crash redoes both
+        upkeep = self._communities.after_ingest(result.facts.values())  # no-op before a build
+        self._complete(batch, result)
         for entity in result.entities.values():
             self._remember(entity)
         report.documents_ingested += len(batch)
@@ -329,7 +334,6 @@ class IngestionPipeline:
             (report.updated if p.previous else report.added).append(p.document.source_id)
         log.info("ingest.batch", group=self._group, documents=len(batch), chunks=len(episodes),
                  entities=len(result.entities), facts=len(result.facts))
-        upkeep = self._communities.after_ingest(result.facts.values())  # no-op before a build
         if upkeep is not None:
             done = set(upkeep.resummarized)
             report.stale_communities.extend(c for c in upkeep.stale if c not in done)
@@ -348,31 +352,48 @@ class IngestionPipeline:
         graph.upsert_mentions(self._group, result.graph_mentions)
         graph.upsert_facts(list(result.facts.values()))
 
-    def _write_vectors(self, passages: Sequence[tuple[Episode, int, list[float]]],
-                       result: BatchResult) -> None:
-        embed = self._rt.embedder.embed
+    def _write_vectors(self, passages: EmbeddedPassages, result: BatchResult) -> None:
+        """Only what changed is embedded (issue 9): a payload change keeps the stored vector,
+        a fact sentence found in its passage is pooled from the passage pass."""
         vectors = self._rt.vectors
-        entities = [e for e in result.entities.values()
-                    if _entity_vector_changed(result.previous_entities.get(e.id), e)]
-        facts = [f for f in result.facts.values()
-                 if _fact_vector_changed(result.previous_facts.get(f.id), f)]
-        all_vectors = embed([entity_text(e) for e in entities] + [f.fact for f in facts])
-        ent_vecs = all_vectors[: len(entities)]
-        fact_vecs = all_vectors[len(entities) :]
+        plan = plan_vectors(result.entities.values(), result.previous_entities,
+                            result.facts.values(), result.previous_facts)
+        ent_stored = stored_vectors(vectors, Collection.ENTITIES, self._group,
+                                    [e.id for e in plan.entity_payloads])
+        fact_stored = stored_vectors(vectors, Collection.FACTS, self._group,
+                                     [f.id for f in plan.fact_payloads])
+        entities = plan.entities + [e for e in plan.entity_payloads if e.id not in ent_stored]
+        facts = plan.facts + [f for f in plan.fact_payloads if f.id not in fact_stored]
+        fact_vecs: dict[str, list[float]] = dict(fact_stored)
+        if self._rt.settings.late_chunk_facts:
+            for fact in facts:
+                pooled = passages.sentence_vector(fact.episodes, fact.fact)
+                if pooled is not None:
+                    fact_vecs[fact.id] = pooled
+        embedded = [f for f in facts if f.id not in fact_vecs]
+        all_vectors = self._rt.embedder.embed([entity_text(e) for e in entities]
+                                              + [f.fact for f in embedded])
+        ent_vecs = dict(ent_stored)
+        ent_vecs.update(zip([e.id for e in entities], all_vectors[: len(entities)], strict=True))
+        fact_vecs.update(zip([f.id for f in embedded], all_vectors[len(entities) :], strict=True))
         vectors.upsert(Collection.ENTITIES, [
-            entity_point(e, v) for e, v in zip(entities, ent_vecs, strict=True)])
+            entity_point(e, ent_vecs[e.id]) for e in [*plan.entities, *plan.entity_payloads]])
         vectors.upsert(Collection.FACTS, [
-            fact_point(f, v) for f, v in zip(facts, fact_vecs, strict=True)])
+            fact_point(f, fact_vecs[f.id]) for f in [*plan.facts, *plan.fact_payloads]])
         # a chunk is embedded as passages: MiniLM reads only its first 256 word pieces
         vectors.upsert(Collection.CHUNKS, [
             passage_point(e.id, e.document_id, e.source_description, i, self._group, v)
-            for e, i, v in passages])
+            for e, i, v in passages.points()])
 
-    def _write_sql(self, batch: Sequence[_Prepared], result: BatchResult, now: datetime) -> None:
+    def _save_sql(self, batch: Sequence[_Prepared], result: BatchResult) -> None:
         store = self._rt.documents
         for prepared in batch:
             store.save_document(prepared.document, prepared.chunks)
         store.add_mentions(result.mentions)
+
+    def _complete(self, batch: Sequence[_Prepared], result: BatchResult) -> None:
+        """The last write of a batch: its documents COMPLETED."""
+        store = self._rt.documents
         for prepared in batch:
             count = len({eid for e in prepared.episodes
                          for eid in result.entities_per_episode.get(e.id, set())})
@@ -395,12 +416,3 @@ def _stored_version(stored: Document | None) -> Document | None:
         return None
     return stored
 
-
-def _entity_vector_changed(before: Entity | None, after: Entity) -> bool:
-    return before is None or entity_text(before) != entity_text(after) \
-        or before.type is not after.type or before.confidence != after.confidence
-
-
-def _fact_vector_changed(before: Fact | None, after: Fact) -> bool:
-    return before is None or before.fact != after.fact or before.type is not after.type \
-        or before.valid_at != after.valid_at or before.invalid_at != after.invalid_at

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from knotwork.domain.models import Entity, EntityType
 from knotwork.ingestion.extraction.lexicon import COMPANY_SUFFIXES, VENDOR_PREFIXES
+from knotwork.resolution.names import formal_names
 from knotwork.resolution.normalize import first_name_key
 
 _COMPANY_WORDS = frozenset(s.lower().rstrip(".") for s in COMPANY_SUFFIXES) - {"group", "bank"}
@@ -39,7 +40,7 @@ def _variants(key: str, etype: EntityType) -> list[str]:
 def lookup_keys(key: str, etype: EntityType) -> list[str]:
     keys = [key, *_variants(key, etype)]
     if etype is EntityType.PERSON and " " not in key:
-        keys.append(f"first:{key}")
+        keys += [f"first:{name}" for name in formal_names(key)]  # Becky: first:rebecca too
     return keys
 
 

@@ -4,13 +4,13 @@ Candidates come from the exact-name lookup (``name_keys`` in the graph) plus the
 blocking keys (:class:`ResolutionIndex`, SQL table ``entity_block_keys``).
 
 Scoring is name + embedding + type (design doc 003). The embedding cosine compares the
-mention in its chunk ("<name> (<kind>). <the sentences mentioning it>", the shape of
-``entity_text``) with the candidate's stored entity vector (the one written for the vector
-store, read back in one call per batch). Mentions are embedded in one call per batch, and only
-those with a stored candidate to compare (one with a summary: a bare name vector says nothing
-the name comparison does not) and no exact-name candidate: an exact normalised name
-is the entity's key (its id is derived from it), so the name decides those. Every decision
-becomes an audit row, flagged ones a review item.
+mention in its chunk ("<name> (<kind>). <the first sentences mentioning it>", the shape of
+``entity_text``, as many sentences as it reads of the summary) with the candidate's stored
+entity vector (the one written for the vector store, read back in one call per batch).
+Mentions are embedded in one call per batch, and only those with a stored candidate to compare
+(one with a summary: a bare name vector says nothing the name comparison does not) and no
+exact-name candidate: an exact normalised name is the entity's key (its id is derived from
+it), so the name decides those. Every decision becomes an audit row, flagged ones a review item.
 """
 
 from __future__ import annotations
@@ -26,8 +26,11 @@ import numpy as np
 from knotwork.domain.ids import stable_id
 from knotwork.domain.models import AuditEvent, Entity
 from knotwork.domain.timeutil import utcnow
+from knotwork.ingestion.embedding_text import ENTITY_TEXT_SENTENCES
 from knotwork.resolution.blocking import DEFAULT_RULES, blocking_keys
+from knotwork.resolution.given_context import is_lone_given_name, pick_person
 from knotwork.resolution.models import ReviewCandidate, ReviewItem
+from knotwork.resolution.normalize import normalize_name
 from knotwork.resolution.resolver import Decision, DecisionKind, MemoryCandidates, Resolver
 from knotwork.resolution.scoring import CandidateRecord, MentionQuery, ResolutionConfig
 
@@ -81,7 +84,8 @@ def mention_text(ent: LocalEntity, content: str) -> str:
             text = " ".join(sentence.group().split())
             if text and text not in picked:
                 picked.append(text)
-    return f"{ent.name} ({kind}). {' '.join(picked)[:_CONTEXT_CHARS]}".strip()
+    context = " ".join(picked[:ENTITY_TEXT_SENTENCES])[:_CONTEXT_CHARS]  # as many as entity_text
+    return f"{ent.name} ({kind}). {context}".strip()
 
 
 def _unit(vector: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -127,6 +131,8 @@ class BatchResolution:
     _pending: dict[tuple[int, str], Decision] = field(default_factory=dict)
     _vectors: dict[str, np.ndarray] = field(default_factory=dict)  # stored entity vectors
     _mention_vectors: dict[tuple[int, str], np.ndarray] = field(default_factory=dict)
+    # normalised full names of the people each document of the batch mentions, by episode
+    _context: dict[str, set[str]] = field(default_factory=dict)
     embedded_mentions: int = 0
 
     def start(self, group_id: str, config: ResolutionConfig, index: ResolutionIndex | None) -> None:
@@ -138,6 +144,7 @@ class BatchResolution:
               exact: Sequence[Entity]) -> list[Entity]:
         """Candidates of the whole batch: the exact-name ones plus the blocked ones."""
         found = list(exact)
+        self._note_context(items)
         if self._index is not None:
             key_lists = [self._resolver.keys(MentionQuery(ent.name, ent.type,
                                                           aliases=tuple(ent.aliases)))
@@ -153,6 +160,33 @@ class BatchResolution:
         if source is not None and self._vectors:
             self._embed_mentions(source, items, {e.id for e in exact})
         return found
+
+    def _note_context(self, items: Sequence[tuple[Episode, ChunkExtraction]]) -> None:
+        by_document: dict[str, set[str]] = {}
+        for episode, ex in items:
+            names = by_document.setdefault(episode.document_id or episode.id, set())
+            names.update(k for ent in ex.entities if ent.type.value == "PERSON"
+                         for k in (ent.key, *(normalize_name(a) for a in ent.aliases)) if " " in k)
+        for episode, _ in items:
+            self._context[episode.id] = by_document[episode.document_id or episode.id]
+
+    def _given_name(self, ent: LocalEntity, episode_id: str, batch: dict[str, Entity],
+                    decision: Decision) -> Decision:
+        """A lone given name the resolver left new, or gave to a given-name-only entity,
+        goes to the one full-name person the document's context points at (see
+        :mod:`knotwork.resolution.given_context`)."""
+        if not is_lone_given_name(ent.key, ent.type):
+            return decision
+        if decision.entity_id is not None:
+            chosen = batch.get(decision.entity_id) or self._known.get(decision.entity_id)
+            if chosen is None or " " in chosen.canonical_name:
+                return decision
+        people = {**self._known, **batch}.values()
+        pick = pick_person(ent.key, people, self._context.get(episode_id, set()))
+        if pick is None:
+            return decision
+        return Decision(DecisionKind.MERGE, pick.entity.id, pick.confidence, decision.scored,
+                        decision.candidates_read, decision.candidates_scored, reason=pick.reason)
 
     def _record(self, entity: Entity) -> CandidateRecord:
         """The stored vector is compared only when it encodes a context (a summary): a bare
@@ -187,7 +221,8 @@ class BatchResolution:
         query = MentionQuery(ent.name, ent.type, type_confidence=ent.confidence,
                              aliases=tuple(sorted(ent.aliases)),
                              embedding=self._mention_vectors.get((id(ent), episode_id)))
-        decision = self._resolver.resolve(query, [self._store])
+        decision = self._given_name(ent, episode_id, batch,
+                                    self._resolver.resolve(query, [self._store]))
         self._pending[(id(ent), episode_id)] = decision
         if decision.entity_id is None:
             return None

@@ -6,6 +6,10 @@ value keeps its provenance) and ``merged_from``; facts and MENTIONS (graph) and 
 state of every touched entity, fact, MENTIONS edge and mention row is stored in
 ``entity_merges`` so :func:`unmerge` puts it back: an export before the merge equals an export
 after merge + unmerge.
+
+Resumable: that lineage row is written first and the ``entity.merge`` audit row last; the
+writes between are idempotent, so a merge interrupted by a crash is finished by
+:meth:`Merger.resume` (a worker's redelivered RESOLVE_ENTITY task does this).
 """
 
 from __future__ import annotations
@@ -108,27 +112,85 @@ class Merger:
         record = MergeRecord(id=stable_id(self.group_id, "merge", target_id, *sources, now.isoformat()),
                              group_id=self.group_id, target_id=target_id, source_ids=sources,
                              snapshot=snapshot, actor=actor, created_at=now)
-        self.sql.add_merge(record)  # lineage first: a crash later can still be undone
+        self.sql.add_merge(record)  # lineage first: a crash later is finished by resume()
+        mention_ids = [m for ids in sql_mentions.values() for m in ids]
+        self._apply(record, merged, facts, episodes, mention_ids)
+        return record
+
+    def finished(self, record: MergeRecord) -> bool:
+        """Whether the merge got to its last write (its ``entity.merge`` audit row)."""
+        return self.sql.has_audit(self.group_id, record.target_id, "entity.merge", record.id)
+
+    def resume(self, record: MergeRecord) -> bool:
+        """Finish a merge that a crash interrupted after its lineage row was written.
+
+        Every step is redone against the current state, idempotently: the target is
+        combined with the sources only if it does not carry them in ``merged_from`` yet (as
+        recorded when unchanged since the snapshot, else combined anew, so later writes to it
+        are kept); facts, MENTIONS, mention rows and blocking keys of the sources — the
+        snapshot's and any added since — are re-pointed; the sources are deleted. Returns
+        False (nothing done) when the merge was finished or undone.
+        """
+        if record.undone_at is not None or self.finished(record):
+            return False
+        graph, group = self.rt.graph, self.group_id
+        snap = record.snapshot
+        before = [Entity.model_validate(e) for e in snap["entities"]]
+        recorded = Entity.model_validate(snap["merged"][0])
+        found = {e.id: e for e in graph.get_entities(group, [record.target_id, *record.source_ids])}
+        target = found.get(record.target_id)
+        if target is None:
+            raise NotFoundError(f"the target {record.target_id!r} of merge {record.id!r} is gone")
+        present = [s for s in record.source_ids if s in found]
+        merged: Entity | None = None
+        if not set(record.source_ids) <= set(target.merged_from):  # not combined yet
+            merged = recorded if target.updated_at == before[0].updated_at else _combine(
+                target, [found.get(s.id, s) for s in before[1:]], utcnow(),
+                recorded.resolution_confidence)
+        facts = {f.id: f for f in self._facts_touching(present)} if present else {}
+        snapshot_facts = [str(f["id"]) for f in snap["facts"]]
+        for fact in graph.get_facts(group, snapshot_facts):  # those not deleted meanwhile
+            facts.setdefault(fact.id, fact)
+        episodes = {str(x["entity_id"]): [str(e) for e in x["ids"]]  # type: ignore[attr-defined]
+                    for x in snap["episodes"]}
+        for source in present:
+            episodes[source] = sorted({*episodes.get(source, []),
+                                       *graph.entity_episode_ids(group, source)})
+        mention_ids = {str(m) for x in snap["sql_mentions"] for m in x["ids"]}  # type: ignore[attr-defined]
+        for source in record.source_ids:
+            mention_ids.update(self.sql.mention_ids(group, source))
+        self._apply(record, merged, sorted(facts.values(), key=lambda f: f.id), episodes,
+                    sorted(mention_ids))
+        return True
+
+    def _apply(self, record: MergeRecord, merged: Entity | None, facts: list[Fact],
+               episodes: dict[str, list[str]], mention_ids: list[str]) -> None:
+        """The writes of a merge after its lineage row; each one idempotent. ``merged``:
+        the combined target to write (``None``: written already)."""
+        graph, group = self.rt.graph, self.group_id
+        target_id, sources = record.target_id, list(record.source_ids)
+        gone = set(sources)
         moved, loops = [], []
         for fact in facts:
-            src = target_id if fact.source_id in by_id else fact.source_id
-            tgt = target_id if fact.target_id in by_id else fact.target_id
+            src = target_id if fact.source_id in gone else fact.source_id
+            tgt = target_id if fact.target_id in gone else fact.target_id
             (loops if src == tgt else moved).append(
                 fact.model_copy(update={"source_id": src, "target_id": tgt}))
-        graph.upsert_entities([merged])
+        if merged is not None:
+            graph.upsert_entities([merged])
         graph.upsert_facts(moved)
-        graph.delete_facts(self.group_id, [f.id for f in loops])
-        graph.upsert_mentions(self.group_id, [(ep, target_id) for s in srcs for ep in episodes[s.id]])
-        graph.delete_entities(self.group_id, sources)
-        for ids in sql_mentions.values():
-            self.sql.repoint_mentions(self.group_id, ids, target_id)
-        self.sql.delete_keys(self.group_id, sources)
-        self.sql.replace_keys(self.group_id, {target_id: entity_block_keys(merged, self._config())})
+        graph.delete_facts(group, [f.id for f in loops])
+        graph.upsert_mentions(group, [(ep, target_id) for s in sources for ep in episodes.get(s, [])])
+        graph.delete_entities(group, sources)
+        self.sql.repoint_mentions(group, mention_ids, target_id)
+        self.sql.delete_keys(group, sources)
+        final = merged or self._entities([target_id])[0]
+        self.sql.replace_keys(group, {target_id: entity_block_keys(final, self._config())})
         self.rt.vectors.delete(Collection.ENTITIES, sources)
-        self._embed([merged])
+        self._embed([final])
+        names = [str(e["name"]) for e in record.snapshot["entities"][1:]]
         self._audit("entity.merge", target_id, {"merge_id": record.id, "sources": sources,
-                                                "names": [s.name for s in srcs], "actor": actor})
-        return record
+                                                "names": names, "actor": record.actor})
 
     # ------------------------------------------------------------------ unmerge
     def unmerge(self, merge_id: str, actor: str = "system") -> MergeRecord:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from datetime import datetime
+from typing import NamedTuple
 
 import structlog
 
@@ -17,6 +18,7 @@ from knotwork.domain.models import EntityType, QueryMode, QueryResult
 from knotwork.domain.ports import CacheLayer
 from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.aggregate import aggregate, parse_aggregate
+from knotwork.retrieval.answer_writer import AnswerStream, answer_writer
 from knotwork.retrieval.config import DriftConfig, GlobalSearchConfig, LocalSearchConfig
 from knotwork.retrieval.drift import DriftSearch
 from knotwork.retrieval.global_search import GlobalSearch
@@ -31,6 +33,13 @@ from knotwork.runtime import Runtime
 log = structlog.get_logger(__name__)
 
 
+class PreparedQuery(NamedTuple):
+    question: str  # stripped
+    as_of: datetime | None  # given, or the question's own time
+    time_note: str | None  # the trace line saying so
+    cache_key: str  # the answer's key in the QUERY cache layer (within the tenant)
+
+
 class QueryEngine:
     def __init__(self, runtime: Runtime, group_id: str, *, build: Callable[[], None] | None = None,
                  local_config: LocalSearchConfig | None = None,
@@ -43,6 +52,7 @@ class QueryEngine:
                                           build=self._safe_build(build) if build else None)
         self._drift_config = drift_config
         self.build_error: str | None = None
+        self.writer = answer_writer(runtime)  # None: extractive answers only
 
     def _safe_build(self, build: Callable[[], None]) -> Callable[[], None]:
         def run() -> None:
@@ -149,6 +159,19 @@ class QueryEngine:
               community_level: int | None = None, top_k_communities: int | None = None,
               max_iterations: int | None = None,
               convergence_threshold: float | None = None) -> QueryResult:
+        return self.query_stream(
+            question, mode, as_of=as_of, max_context_tokens=max_context_tokens,
+            community_level=community_level, top_k_communities=top_k_communities,
+            max_iterations=max_iterations, convergence_threshold=convergence_threshold).collect()
+
+    def prepare(self, question: str, mode: QueryMode = QueryMode.AUTO, *,
+                as_of: datetime | None = None, max_context_tokens: int = 4000,
+                community_level: int | None = None, top_k_communities: int | None = None,
+                max_iterations: int | None = None,
+                convergence_threshold: float | None = None) -> PreparedQuery:
+        """The question as answered, its as_of (the question's own time when none is given)
+        and the QUERY-layer cache key of its answer. The one place that key is computed:
+        :meth:`query_stream` and the REST API's event-loop cache lookup both use it."""
         question = question.strip()
         if not question:
             raise ValueError("the question is empty")
@@ -160,38 +183,64 @@ class QueryEngine:
                 as_of = stated.when
                 time_note = (f"as_of {as_of.isoformat()} from the question ('{stated.phrase}', "
                              f"{stated.anchor} of the period)")
+        parts: list[object] = [mode.value, question, as_of.isoformat() if as_of else None,
+                               max_context_tokens, community_level, top_k_communities,
+                               max_iterations, convergence_threshold,
+                               self.local_search.config.model_dump_json()]
+        if self.writer is not None:
+            parts.append(self.writer.cache_tag)
+        return PreparedQuery(question, as_of, time_note, json.dumps(parts))
+
+    def query_stream(self, question: str, mode: QueryMode = QueryMode.AUTO, *,
+                     as_of: datetime | None = None, max_context_tokens: int = 4000,
+                     community_level: int | None = None, top_k_communities: int | None = None,
+                     max_iterations: int | None = None,
+                     convergence_threshold: float | None = None) -> AnswerStream:
+        """Retrieval now; the answer as it is written (by the LLM when one is configured)
+        while the stream is read. A cached answer streams at once."""
+        prepared = self.prepare(question, mode, as_of=as_of, max_context_tokens=max_context_tokens,
+                                community_level=community_level,
+                                top_k_communities=top_k_communities,
+                                max_iterations=max_iterations,
+                                convergence_threshold=convergence_threshold)
+        question, as_of, time_note, key = (prepared.question, prepared.as_of, prepared.time_note,
+                                           prepared.cache_key)
         cache = self._rt.cache
-        key = json.dumps([mode.value, question, as_of.isoformat() if as_of else None, max_context_tokens,
-                          community_level, top_k_communities, max_iterations, convergence_threshold,
-                          self.local_search.config.model_dump_json()])
         if cache is not None:
             hit = cache.get(CacheLayer.QUERY, self._group, key)
             if hit is not None:
-                return QueryResult.model_validate_json(hit)
-        result = self._answer(question, mode, as_of=as_of, max_context_tokens=max_context_tokens,
-                              community_level=community_level, top_k_communities=top_k_communities,
-                              max_iterations=max_iterations,
-                              convergence_threshold=convergence_threshold)
+                return AnswerStream(QueryResult.model_validate_json(hit))
+        result, writable = self._answer(
+            question, mode, as_of=as_of, max_context_tokens=max_context_tokens,
+            community_level=community_level, top_k_communities=top_k_communities,
+            max_iterations=max_iterations, convergence_threshold=convergence_threshold)
         if time_note:
             result.reasoning_trace.insert(0, time_note)
-        if cache is not None:
-            used = {e.id for e in result.entities} | {x for f in result.facts
-                                                      for x in (f.source_id, f.target_id)}
-            cache.set(CacheLayer.QUERY, self._group, key, result.model_dump_json(),
+
+        def store(final: QueryResult, cacheable: bool) -> None:
+            if cache is None or not cacheable:
+                return
+            used = {e.id for e in final.entities} | {x for f in final.facts
+                                                     for x in (f.source_id, f.target_id)}
+            cache.set(CacheLayer.QUERY, self._group, key, final.model_dump_json(),
                       entity_ids=sorted(used))
-        return result
+
+        return AnswerStream(result, question=question, as_of=as_of,
+                            writer=self.writer if writable else None, on_done=store)
 
     def _answer(self, question: str, mode: QueryMode, *, as_of: datetime | None,
                 max_context_tokens: int, community_level: int | None,
                 top_k_communities: int | None, max_iterations: int | None,
-                convergence_threshold: float | None) -> QueryResult:
+                convergence_threshold: float | None) -> tuple[QueryResult, bool]:
+        """The extractive answer, and whether an LLM may rewrite it (not abstentions on an
+        unknown name, not counts computed from the graph)."""
         unknown = self.wrong_surname(question, mode)
         if unknown is not None:
-            return unknown
+            return unknown, False
         if mode in (QueryMode.AUTO, QueryMode.LOCAL):
             counted = self.aggregate(question, as_of=as_of)
             if counted is not None:
-                return counted
+                return counted, False
         chosen = mode
         routed: Route | None = None
         if mode is QueryMode.AUTO:
@@ -211,4 +260,4 @@ class QueryEngine:
             result = self._check_support(question, result)
         if routed is not None:
             result.reasoning_trace.insert(0, f"auto: {routed.mode.value} ({routed.reason})")
-        return result
+        return result, True

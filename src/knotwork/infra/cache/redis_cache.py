@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -20,9 +20,13 @@ from knotwork.domain.ports import CacheLayer, CacheStats
 
 if TYPE_CHECKING:
     import redis
+    import redis.asyncio
+
+    from knotwork.infra.cache.async_reader import AsyncCacheReader
 
 log = structlog.get_logger(__name__)
 _GROUP = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_ASYNC_TIMEOUT_S = 2.0  # an event-loop lookup gives up (the caller falls back) after this
 
 
 @dataclass(frozen=True)
@@ -45,27 +49,47 @@ def _digest(key: str) -> str:
 
 class RedisCache:
     def __init__(self, client: redis.Redis, *, prefix: str = "knotwork:cache:",
-                 ttls: CacheTTLs | None = None) -> None:
+                 ttls: CacheTTLs | None = None,
+                 async_client: Callable[[], redis.asyncio.Redis] | None = None) -> None:
+        """``async_client``: opens an asyncio client to the same server (``async_reader``)."""
         self._r = client
         self._prefix = prefix
         self._ttls = ttls or CacheTTLs()
         self._hits: dict[str, int] = {}
         self._misses: dict[str, int] = {}
+        self._async_client = async_client
 
     @classmethod
     def from_url(cls, url: str, **kwargs: object) -> RedisCache:
         import redis
+        import redis.asyncio
 
-        return cls(redis.Redis.from_url(url, decode_responses=True), **kwargs)  # type: ignore[arg-type]
+        return cls(redis.Redis.from_url(url, decode_responses=True),  # type: ignore[arg-type]
+                   async_client=lambda: redis.asyncio.Redis.from_url(
+                       url, decode_responses=True, socket_timeout=_ASYNC_TIMEOUT_S),
+                   **kwargs)
 
     @classmethod
     def connect(cls, host: str, port: int, *, username: str | None = None,
                 password: str | None = None, **kwargs: object) -> RedisCache:
         import redis
+        import redis.asyncio
 
         client = redis.Redis(host=host, port=port, username=username, password=password,
                              decode_responses=True)
-        return cls(client, **kwargs)  # type: ignore[arg-type]
+        return cls(client, async_client=lambda: redis.asyncio.Redis(  # type: ignore[arg-type]
+            host=host, port=port, username=username, password=password, decode_responses=True,
+            socket_timeout=_ASYNC_TIMEOUT_S),
+            **kwargs)
+
+    def async_reader(self) -> AsyncCacheReader | None:
+        """Lookups from an event loop over an asyncio connection: the same keys and counts.
+        None when this cache was built around a bare client. The caller closes it."""
+        if self._async_client is None:
+            return None
+        from knotwork.infra.cache.async_reader import AsyncCacheReader
+
+        return AsyncCacheReader(self, self._async_client())
 
     # ------------------------------------------------------------------ keys
     def _base(self, group_id: str) -> str:
@@ -78,6 +102,10 @@ class RedisCache:
 
     def _index(self, group_id: str, entity_id: str) -> str:
         return f"{self._base(group_id)}idx:{_digest(entity_id)}"
+
+    def count(self, layer: CacheLayer, hit: bool) -> None:
+        """Record one lookup (in-process stats and the Prometheus counter)."""
+        self._count(layer, hit)
 
     def _count(self, layer: CacheLayer, hit: bool) -> None:
         bucket = self._hits if hit else self._misses

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import structlog
 
+from knotwork.infra.embeddings.spans import TokenPassages
+
 if TYPE_CHECKING:  # pragma: no cover
     from sentence_transformers import SentenceTransformer
 
@@ -74,6 +76,52 @@ class MiniLMEmbedder:
                     self._cache.popitem(last=False)
             found.update(computed)
         return [found[t].tolist() for t in texts]
+
+    def embed_passages(self, texts: Sequence[str]) -> TokenPassages:
+        """``embed`` that keeps each computed passage's token vectors, for late chunking
+        (passages served from the cache have none: their spans are embedded on their own)."""
+        with self._lock:
+            cached = {t: self._cache[t] for t in texts if t in self._cache}
+        missing = list(dict.fromkeys(t for t in texts if t not in cached))
+        computed = dict(zip(missing, self._encode_tokens(missing), strict=True)) if missing else {}
+        with self._lock:
+            for text, (vector, _) in computed.items():
+                self._cache[text] = vector
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        vectors = [(cached[t] if t in cached else computed[t][0]).tolist() for t in texts]
+        return TokenPassages(vectors, [computed[t][1] if t in computed else None for t in texts])
+
+    def _encode_tokens(self, texts: list[str]
+                       ) -> list[tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]]:
+        """The model's own pass (tokenizer, transformer, mean pooling over the attention mask,
+        unit length: what ``encode`` computes), keeping the token vectors and character offsets
+        of the non-special tokens."""
+        import torch
+
+        model = self._load()
+        transformer = model[0].auto_model
+        out: list[tuple[np.ndarray, tuple[np.ndarray, np.ndarray]] | None] = [None] * len(texts)
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # little padding
+        for at in range(0, len(order), self._batch_size):
+            rows = order[at : at + self._batch_size]
+            enc = model.tokenizer([texts[i] for i in rows], padding=True, truncation=True,
+                                  max_length=model.max_seq_length, return_tensors="pt",
+                                  return_offsets_mapping=True)
+            offsets = enc.pop("offset_mapping").numpy()
+            with torch.inference_mode():
+                hidden = transformer(**enc).last_hidden_state
+            mask = enc["attention_mask"]
+            pooled = (hidden * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True).clamp(min=1)
+            pooled = torch.nn.functional.normalize(pooled, p=2, dim=1)
+            hidden_np = hidden.numpy().astype(np.float32)
+            for j, i in enumerate(rows):
+                n = int(mask[j].sum())
+                off = offsets[j, :n]
+                real = off[:, 1] > off[:, 0]  # [CLS], [SEP] have empty offsets
+                out[i] = (pooled[j].numpy().astype(np.float32),
+                          (hidden_np[j, :n][real], off[real]))
+        return [o for o in out if o is not None]
 
     def _encode(self, texts: list[str]) -> list[np.ndarray]:
         model = self._load()

@@ -64,6 +64,22 @@ class LLMAccounting:
             value=parsed.value, usage=usage, attempts=attempts,
             repaired=parsed.repaired, error=parsed.error)
 
+    def _finish_stream(self, text: str, usage: LLMUsage, attempts: int, name: str) -> None:
+        """Account for a finished ``stream`` call (an empty text counts as dropped)."""
+        empty = not text.strip()
+        self._count(calls=1, requests=attempts, retries=attempts - 1,
+                    prompt_tokens=usage.prompt_tokens,
+                    completion_tokens=usage.completion_tokens, dropped=int(empty))
+        metrics = get_metrics()
+        metrics.llm_tokens.labels("prompt").inc(usage.prompt_tokens)
+        metrics.llm_tokens.labels("completion").inc(usage.completion_tokens)
+        metrics.llm_calls.labels("dropped" if empty else "ok").inc()
+        if attempts > 1:
+            metrics.llm_calls.labels("retried").inc()
+        if empty:
+            log.warning("llm.output_dropped", prompt=name, error="empty streamed text", raw="",
+                        completion_tokens=usage.completion_tokens)
+
     def _failed(self, attempts: int, name: str, error: str) -> None:
         self._count(calls=1, requests=attempts, retries=max(0, attempts - 1), failures=1)
         get_metrics().llm_calls.labels("failed").inc()

@@ -3,6 +3,8 @@
 Plain ``httpx``: one POST per attempt to ``{base_url}/chat/completions`` with the strict JSON
 schema as ``response_format``. Timeouts, connection errors, 429 and 5xx are retried with
 exponential backoff and jitter (``Retry-After`` honoured, capped); other 4xx fail at once.
+``stream`` sends ``stream: true`` (free text, no schema) and yields the content deltas of the
+Server-Sent ``data: {...}`` chunks until ``data: [DONE]``.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, TypeVar
 
 import httpx
@@ -167,6 +169,71 @@ class OpenAICompatClient(LLMAccounting):
                      wait_s=round(delay, 3))
             time.sleep(delay)
 
+    # ------------------------------------------------------------------ streaming
+    def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        name: str = "",
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> Iterator[str]:
+        """Free text with ``stream: true``: the ``data: {...}`` chunks' content deltas until
+        ``data: [DONE]``. Retried like ``complete`` until the first delta; usage from the
+        final chunk when the server sends one (``stream_options.include_usage``), else
+        estimated."""
+        body: dict[str, Any] = {
+            "model": self._model,
+            "messages": [{"role": m.role.value, "content": m.content} for m in messages],
+            "max_tokens": max_tokens or self._max_tokens,
+            "temperature": self._temperature if temperature is None else temperature,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        prompt = "\n".join(m.content for m in messages)
+        attempts = 0
+        while True:
+            attempts += 1
+            parts: list[str] = []
+            usage: LLMUsage | None = None
+            response: httpx.Response | None = None
+            retryable = True
+            try:
+                with self._http.stream("POST", self._url, json=body) as response:
+                    if response.status_code < 300:
+                        for delta, reported in _sse_chunks(response):
+                            usage = reported or usage
+                            if delta:
+                                parts.append(delta)
+                                yield delta
+                        text = "".join(parts)
+                        self._finish_stream(text, _stream_usage(usage, prompt, text), attempts,
+                                            name)
+                        return
+                    response.read()
+                    error = f"HTTP {response.status_code}: {response.text[:200]}"
+                    retryable = response.status_code in _RETRY_STATUS
+            except GeneratorExit:  # the caller stopped reading: count what was generated
+                text = "".join(parts)
+                self._finish_stream(text, _stream_usage(usage, prompt, text), attempts, name)
+                raise
+            except httpx.TimeoutException as exc:
+                error = f"timeout: {type(exc).__name__}"
+            except (httpx.TransportError, _StreamCut) as exc:
+                error = f"transport: {type(exc).__name__}: {exc}"
+            except LLMError as exc:  # a malformed stream or an error chunk
+                error, retryable = str(exc), False
+            if parts or not retryable:  # once deltas were sent, a retry would repeat them
+                self._failed(attempts, name, error)
+                raise LLMError(error)
+            if attempts > self._max_retries:
+                self._failed(attempts, name, error)
+                raise LLMError(f"{error} (after {attempts} attempts)")
+            delay = self._wait(attempts - 1, response)
+            log.info("llm.retry", prompt=name, attempt=attempts, error=error,
+                     wait_s=round(delay, 3))
+            time.sleep(delay)
+
     def _result(self, response: httpx.Response, output: type[T], attempts: int,
                 name: str) -> LLMResult[T]:
         try:
@@ -186,3 +253,46 @@ def _schema_name(name: str) -> str:
     """OpenAI allows [a-zA-Z0-9_-]{1,64} for the schema name."""
     clean = "".join(ch if ch.isalnum() or ch in "_-" else "_" for ch in name)
     return clean[:64] or "output"
+
+
+def _stream_usage(reported: LLMUsage | None, prompt: str, text: str) -> LLMUsage:
+    """The usage the server reported, estimated where it reported none."""
+    return LLMUsage(
+        prompt_tokens=(reported.prompt_tokens if reported else 0) or estimate_tokens(prompt),
+        completion_tokens=(reported.completion_tokens if reported else 0)
+        or estimate_tokens(text))
+
+
+class _StreamCut(Exception):
+    """The stream ended before ``[DONE]`` or a ``finish_reason`` (the connection dropped)."""
+
+
+def _sse_chunks(response: httpx.Response) -> Iterator[tuple[str, LLMUsage | None]]:
+    """(content delta, usage or None) per ``data:`` line of a chat-completions stream."""
+    finished = False
+    for line in response.iter_lines():
+        line = line.strip()
+        if not line.startswith("data:"):
+            continue  # blank separators, ": keep-alive" comments, "event:" lines
+        data = line[5:].strip()
+        if data == "[DONE]":
+            return
+        try:
+            chunk = json.loads(data)
+            if not isinstance(chunk, dict):
+                raise TypeError(type(chunk).__name__)
+            if chunk.get("error"):
+                raise LLMError(f"stream error: {str(chunk['error'])[:200]}")
+            raw_usage = chunk.get("usage") or None
+            usage = LLMUsage(prompt_tokens=int(raw_usage.get("prompt_tokens") or 0),
+                             completion_tokens=int(raw_usage.get("completion_tokens") or 0)
+                             ) if raw_usage else None
+            choices = chunk.get("choices") or []
+            delta = "".join((choice.get("delta") or {}).get("content") or ""
+                            for choice in choices)
+            finished = finished or any(choice.get("finish_reason") for choice in choices)
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise LLMError(f"malformed stream chunk: {exc!r}") from exc
+        yield delta, usage
+    if not finished:
+        raise _StreamCut("the stream ended before [DONE]")

@@ -140,6 +140,21 @@ class SqlResolutionStore:
         with self._docs.transaction() as s:
             return (cast(CursorResult[Any], s.execute(stmt)).rowcount or 0) == 1
 
+    def reviews_of(self, group_id: str, entity_ids: Sequence[str],
+                   status: ReviewStatus | None = ReviewStatus.PENDING) -> list[ReviewItem]:
+        """Review items of these entities (by id), oldest first."""
+        out: list[ReviewItem] = []
+        ids = list(dict.fromkeys(entity_ids))
+        with self._docs.transaction() as s:
+            for i in range(0, len(ids), _IN):
+                stmt = select(ResolutionReviewRow).where(
+                    ResolutionReviewRow.group_id == group_id,
+                    ResolutionReviewRow.entity_id.in_(ids[i:i + _IN]))
+                if status is not None:
+                    stmt = stmt.where(ResolutionReviewRow.status == status.value)
+                out += [_review(r) for r in s.scalars(stmt)]
+        return sorted(out, key=lambda r: (r.created_at, r.id))
+
     # ------------------------------------------------------------------ merges
     def add_merge(self, record: MergeRecord) -> None:
         with self._docs.transaction() as s:
@@ -176,6 +191,18 @@ class SqlResolutionStore:
             for target, sources in s.execute(stmt):
                 if entity_id in (sources or []):
                     return str(target)
+        return None
+
+    def live_merge_absorbing(self, group_id: str, entity_id: str) -> MergeRecord | None:
+        """The newest live (not undone) merge with ``entity_id`` among its sources."""
+        stmt = (select(EntityMergeRow.id, EntityMergeRow.source_ids)  # not the snapshots
+                .where(EntityMergeRow.group_id == group_id, EntityMergeRow.undone_at.is_(None))
+                .order_by(EntityMergeRow.created_at.desc(), EntityMergeRow.id))
+        with self._docs.transaction() as s:
+            for merge_id, sources in s.execute(stmt):
+                if entity_id in (sources or []):
+                    row = s.get(EntityMergeRow, merge_id)
+                    return _merge(row) if row is not None else None
         return None
 
     # ------------------------------------------------------------------ mentions, audit
@@ -231,6 +258,15 @@ class SqlResolutionStore:
         with self._docs.transaction() as s:
             s.add_all(AuditRow(group_id=e.group_id, action=e.action, entity_id=e.entity_id,
                                detail=e.detail, created_at=now) for e in events)
+
+    def has_audit(self, group_id: str, entity_id: str, action: str, needle: str) -> bool:
+        """Whether an audit row of the entity with this action mentions ``needle``."""
+        stmt = (select(AuditRow.id)
+                .where(AuditRow.group_id == group_id, AuditRow.entity_id == entity_id,
+                       AuditRow.action == action, AuditRow.detail.contains(needle, autoescape=True))
+                .limit(1))
+        with self._docs.transaction() as s:
+            return s.scalar(stmt) is not None
 
     def audit_trail(self, group_id: str, entity_id: str, limit: int = 100) -> list[AuditEntry]:
         stmt = (select(AuditRow).where(AuditRow.group_id == group_id, AuditRow.entity_id == entity_id)

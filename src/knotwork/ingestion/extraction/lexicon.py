@@ -99,7 +99,9 @@ STOP_NAMES: frozenset[str] = frozenset(
      "thursday", "friday", "saturday", "sunday", "q1", "q2", "q3", "q4", "h1", "h2", "pr", "prs",
      "qa", "ci", "cd", "ui", "ux", "faq", "agenda", "notes", "summary", "update", "action items",
      "decision", "owner", "status", "team", "everyone", "all", "channel", "here", "the team",
-     "utc", "gmt", "cet", "cest", "pst", "pdt", "est", "edt", "id", "n/a", "tbc", "asap", "eom"}
+     "utc", "gmt", "cet", "cest", "pst", "pdt", "est", "edt", "id", "n/a", "tbc", "asap", "eom",
+     # roles, not entities: "reports to the CTO, Tomasz Wieczorek" names one person, not an org
+     "ceo", "cto", "cfo", "coo", "cio", "ciso", "cpo", "cmo", "cro", "vp", "svp", "evp", "em", "tpm"}
 )
 
 # vendor prefixes of technology names: "Apache Kafka" is "Kafka"

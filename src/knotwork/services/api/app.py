@@ -19,10 +19,12 @@ from knotwork.observability.metrics import render_latest
 from knotwork.observability.tracing import configure_tracing
 from knotwork.services.api.auth import Authenticator, authorize
 from knotwork.services.api.middleware import OpsMiddleware, is_store_outage
+from knotwork.services.api.query_hits import HitBodies
 from knotwork.settings import Settings
 
 if TYPE_CHECKING:
     from knotwork.core import Knotwork
+    from knotwork.infra.cache.async_reader import AsyncCacheReader
 
 PROBLEM = "application/problem+json"
 _STATUSES = {s.value for s in HTTPStatus}
@@ -75,6 +77,13 @@ def _refresh_queue_depth(app: FastAPI) -> None:
     gauge.labels("dead").set(stats.dead)
 
 
+def _async_cache_reader(kw: Knotwork) -> AsyncCacheReader | None:
+    from knotwork.infra.cache.redis_cache import RedisCache
+
+    cache = kw.runtime.cache
+    return cache.async_reader() if isinstance(cache, RedisCache) else None
+
+
 def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = None) -> FastAPI:
     """The REST app. It opens (and closes) its own Knotwork in the lifespan, or serves
     ``knotwork``, an instance its caller opened and keeps ownership of."""
@@ -105,9 +114,13 @@ def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = 
         app.state.knotwork = kw
         app.state.auth = Authenticator(settings, kw.runtime.documents.api_keys())
         app.state.write_lock = threading.Lock()
+        app.state.cache_reader = _async_cache_reader(kw)  # query-cache hits on the event loop
+        app.state.hit_bodies = HitBodies()
         try:
             yield
         finally:
+            if app.state.cache_reader is not None:
+                await app.state.cache_reader.aclose()
             if knotwork is None:  # a caller's instance stays open: its owner closes it
                 await anyio.to_thread.run_sync(kw.close)
 

@@ -1,14 +1,17 @@
-"""REST routes (design doc 003 shapes). Handlers are sync: FastAPI runs them in a thread pool."""
+"""REST routes (design doc 003 shapes). Handlers are sync: FastAPI runs them in a thread pool
+(``/v1/graphrag/query`` answers a cache hit on the event loop first)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Literal
 
+import anyio.to_thread
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from knotwork.core import Knotwork
 from knotwork.domain.models import (
     Citation,
     DriftIteration,
@@ -16,9 +19,11 @@ from knotwork.domain.models import (
     EpisodeSource,
     KeyPoint,
     QueryMode,
+    QueryResult,
 )
 from knotwork.resolution.lookup import ResolveResult
 from knotwork.services.api.deps import KW, Group
+from knotwork.services.api.query_hits import cached_response
 
 router = APIRouter()
 
@@ -100,13 +105,33 @@ def healthz(kw: KW) -> dict[str, str]:
 
 
 @router.post("/v1/graphrag/query", response_model=QueryResponse)
-def graphrag_query(body: QueryRequest, kw: KW) -> JSONResponse:
+async def graphrag_query(body: QueryRequest, kw: KW, request: Request) -> Response:
+    """A cached answer is read and sent on the event loop (no worker thread); anything else
+    is answered in a worker thread, like the other routes."""
+    entry = kw.query_cache_key(body.query, body.group_id, QueryMode(body.mode.lower()),
+                               body.as_of, body.max_context_tokens,
+                               community_level=body.community_level,
+                               top_k_communities=body.top_k_communities,
+                               max_iterations=body.max_iterations,
+                               convergence_threshold=body.convergence_threshold)
+    cached = await cached_response(request, entry, (body.include_citations, body.include_context),
+                                   lambda result: _query_response(body, result))
+    if cached is not None:
+        return cached
+    return await anyio.to_thread.run_sync(_answer_query, body, kw)
+
+
+def _answer_query(body: QueryRequest, kw: Knotwork) -> JSONResponse:
     result = kw.query(body.query, group_id=body.group_id, mode=QueryMode(body.mode.lower()),
                       as_of=body.as_of, max_context_tokens=body.max_context_tokens,
                       community_level=body.community_level,
                       top_k_communities=body.top_k_communities,
                       max_iterations=body.max_iterations,
                       convergence_threshold=body.convergence_threshold)
+    return _query_response(body, result)
+
+
+def _query_response(body: QueryRequest, result: QueryResult) -> JSONResponse:
     drift = result.mode_used is QueryMode.DRIFT
     response = QueryResponse(
         answer=result.answer,

@@ -4,9 +4,12 @@ Same request body as ``/v1/graphrag/query``. Events, in order:
 
 - ``start``: ``{"mode": ...}`` as soon as the request is accepted;
 - ``trace``: one per reasoning step (``{"step": ...}``);
-- ``answer``: the answer in pieces (``{"delta": ...}``), a sentence or key point each; join
-  the deltas for the whole answer (with no LLM the answer is extractive, so it is sent once
-  it is complete, piece by piece);
+- ``answer``: the answer in pieces (``{"delta": ...}``); join the deltas for the whole
+  answer. When an LLM writes the answer (an LLM configured, ``llm_answers`` on) the deltas
+  are its tokens as they are generated (invented citation numbers removed); otherwise (no
+  LLM, an abstention, a cached answer) a sentence or key point each;
+- ``answer_reset``: ``{"reason": ...}`` when the LLM failed mid-answer: discard the deltas so
+  far, the extractive answer's deltas follow;
 - ``citation``: one per citation (the citation object);
 - ``done``: the full response object of ``/v1/graphrag/query``.
 
@@ -17,7 +20,6 @@ that is sent as an ``error`` event (``{"title", "detail"}``) and ends the stream
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 
 import structlog
@@ -26,29 +28,18 @@ from fastapi.responses import StreamingResponse
 
 from knotwork.core import Knotwork
 from knotwork.domain.models import QueryMode, QueryResult
+from knotwork.retrieval.answer_writer import answer_pieces
 from knotwork.services.api.deps import KW
 from knotwork.services.api.routes import QueryRequest, QueryResponse
 
 router = APIRouter(tags=["graphrag"])
 log = structlog.get_logger(__name__)
-_PIECES = re.compile(r"(?<=[.!?])\s+(?=\S)|\n+")
+__all__ = ["answer_pieces", "router", "sse"]
 
 
 def sse(event: str, data: object) -> str:
     """One Server-Sent Event (``data`` as one JSON line)."""
     return f"event: {event}\ndata: {json.dumps(data, default=str)}\n\n"
-
-
-def answer_pieces(answer: str) -> list[str]:
-    """Sentences / lines, each keeping its trailing separator, so that ''.join() == answer."""
-    pieces: list[str] = []
-    start = 0
-    for m in _PIECES.finditer(answer):
-        pieces.append(answer[start:m.end()])
-        start = m.end()
-    if start < len(answer):
-        pieces.append(answer[start:])
-    return pieces
 
 
 def _response(body: QueryRequest, result: QueryResult) -> dict[str, object]:
@@ -67,20 +58,29 @@ def _response(body: QueryRequest, result: QueryResult) -> dict[str, object]:
 def _events(kw: Knotwork, body: QueryRequest, question: str) -> Iterator[str]:
     yield sse("start", {"mode": body.mode})
     try:
-        result = kw.query(question, group_id=body.group_id, mode=QueryMode(body.mode.lower()),
-                          as_of=body.as_of, max_context_tokens=body.max_context_tokens,
-                          community_level=body.community_level,
-                          top_k_communities=body.top_k_communities,
-                          max_iterations=body.max_iterations,
-                          convergence_threshold=body.convergence_threshold)
+        stream = kw.query_stream(
+            question, group_id=body.group_id, mode=QueryMode(body.mode.lower()),
+            as_of=body.as_of, max_context_tokens=body.max_context_tokens,
+            community_level=body.community_level, top_k_communities=body.top_k_communities,
+            max_iterations=body.max_iterations,
+            convergence_threshold=body.convergence_threshold)
+        traced = 0
+        for step in stream.draft.reasoning_trace:  # retrieval's steps, before the answer
+            yield sse("trace", {"step": step})
+            traced += 1
+        for delta in stream:
+            if delta.reset:
+                yield sse("answer_reset", {"reason": "the LLM failed; the extractive answer "
+                                                     "follows"})
+            elif delta.text:
+                yield sse("answer", {"delta": delta.text})
+        result = stream.result
     except Exception as exc:  # noqa: BLE001 - the stream has started: report, then end it
         log.warning("api.stream_failed", error=type(exc).__name__)
         yield sse("error", {"title": type(exc).__name__, "detail": str(exc).splitlines()[0] if str(exc) else ""})
         return
-    for step in result.reasoning_trace:
+    for step in result.reasoning_trace[traced:]:  # the answer's own step (LLM or fallback)
         yield sse("trace", {"step": step})
-    for piece in answer_pieces(result.answer):
-        yield sse("answer", {"delta": piece})
     if body.include_citations:
         for citation in result.citations:
             yield sse("citation", citation.model_dump(mode="json"))

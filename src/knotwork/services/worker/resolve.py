@@ -15,7 +15,14 @@ embedding cosine of the mention in its source chunk, as the API's resolve does:
 
 A task without ``entity.entity_id`` resolves the display name only (the decision is recorded
 in the audit log). Idempotent: an entity already merged away (a redelivery) is a no-op, the
-same decision is not audited twice for one task, and a review item is closed once.
+same decision is not audited twice for one task (task ids are deterministic: one per entity
+and review), and a review item is closed once.
+
+Resumable: a worker may die in the middle of a merge (lineage row written, graph partly
+rewritten, mention rows or vectors not yet moved). The redelivered task finds the live merge
+that absorbs its entity and, unless the merge wrote its last row (the ``entity.merge``
+audit), finishes it (:meth:`Merger.resume`) before closing the review items and auditing —
+the end state equals that of an uninterrupted merge.
 """
 
 from __future__ import annotations
@@ -25,11 +32,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from knotwork.domain.ids import stable_id
 from knotwork.domain.models import AuditEvent, EntityType
 from knotwork.domain.tasks import EntityToResolve, Priority, ResolveEntityTask
+from knotwork.infra.sql.resolution_store import SqlResolutionStore
 from knotwork.resolution.lookup import candidates_for, resolve_mention
 from knotwork.resolution.merge import Merger
-from knotwork.resolution.models import ReviewItem, ReviewStatus
+from knotwork.resolution.models import MergeRecord, ReviewItem, ReviewStatus
 from knotwork.resolution.resolver import Decision, DecisionKind, Resolver
 from knotwork.resolution.scoring import MentionQuery, rank
 from knotwork.resolution.service import resolution_sql
@@ -66,12 +75,17 @@ def deferred_tasks(group_id: str, deferred: Sequence[ReviewItem]) -> list[Resolv
     """One RESOLVE_ENTITY task per entity of the deferred (tied) decisions of a batch."""
     resolver = Resolver()
     tasks: dict[str, ResolveEntityTask] = {}
+    first: dict[str, str] = {}  # entity id -> its first review id: the task id's seed
+    for item in sorted(deferred, key=lambda r: r.id):
+        if item.entity_id is not None:
+            first.setdefault(item.entity_id, item.id)
     for item in deferred:
         if item.entity_id is None or item.entity_id in tasks:
             continue
         etype = _entity_type(item.entity_type)
         keys = resolver.keys(MentionQuery(item.mention, etype))
         tasks[item.entity_id] = ResolveEntityTask(
+            task_id=stable_id(group_id, "resolve-entity", item.entity_id, first[item.entity_id]),
             group_id=group_id, priority=Priority.HIGH, blocking_keys=keys,
             entity=EntityToResolve(display_name=item.mention, entity_type=etype,
                                    entity_id=item.entity_id,
@@ -84,8 +98,7 @@ def _audited(rt: Runtime, group_id: str, entity_id: str | None, task_id: str) ->
     sql = resolution_sql(rt)
     if sql is None or entity_id is None:
         return False
-    return any(e.action == AUDIT_ACTION and task_id in e.detail
-               for e in sql.audit_trail(group_id, entity_id, limit=200))
+    return sql.has_audit(group_id, entity_id, AUDIT_ACTION, task_id)
 
 
 def _audit(rt: Runtime, task: ResolveEntityTask, entity_id: str | None, detail: str) -> None:
@@ -125,6 +138,11 @@ def handle_resolve(rt: Runtime, task: ResolveEntityTask) -> ResolveOutcome:
         return ResolveOutcome(Outcome.RESOLVED, result.entity_id, result.entity_id,
                               result.decision, result.confidence)
     found = rt.graph.get_entities(group, [wanted.entity_id])
+    sql = resolution_sql(rt)
+    absorbed = sql.live_merge_absorbing(group, wanted.entity_id) if sql is not None else None
+    if sql is not None and absorbed is not None \
+            and (not found or not Merger(rt, group, sql).finished(absorbed)):
+        return _finish_merge(rt, task, sql, absorbed)  # a redelivery (or merged meanwhile)
     if not found:
         return ResolveOutcome(Outcome.GONE, wanted.entity_id)
     entity = found[0]
@@ -138,18 +156,39 @@ def handle_resolve(rt: Runtime, task: ResolveEntityTask) -> ResolveOutcome:
         _audit(rt, task, entity.id, json.dumps(detail | {"outcome": "kept"}))
         return ResolveOutcome(Outcome.KEPT, entity.id, target, decision.kind.value,
                               decision.confidence)
-    sql = resolution_sql(rt)
     if sql is None:
         raise ValueError("merging needs the SQL document store")
     record = Merger(rt, group, sql).merge(target, [entity.id], actor=ACTOR,
                                           confidence=decision.confidence)
     _close_reviews(rt, group, entity.id, wanted.display_name, target)
+    # last: this task's audit row marks it done (see _finish_merge)
     rt.documents.record_audit(AuditEvent(
         group_id=group, action=AUDIT_ACTION, entity_id=target,
         detail=json.dumps(detail | {"outcome": "merged", "merge_id": record.id,
                                     "source": entity.id})))
     return ResolveOutcome(Outcome.MERGED, entity.id, target, decision.kind.value,
                           decision.confidence)
+
+
+def _finish_merge(rt: Runtime, task: ResolveEntityTask, sql: SqlResolutionStore,
+                  record: MergeRecord) -> ResolveOutcome:
+    """The entity of the task was absorbed by ``record``: finish that merge if a crash
+    interrupted it, then this task's own last steps (review items, audit) unless done."""
+    group, wanted = task.group_id, task.entity
+    Merger(rt, group, sql).resume(record)  # nothing to do when it was finished
+    target = record.target_id
+    if record.actor != ACTOR or _audited(rt, group, target, task.task_id):
+        return ResolveOutcome(Outcome.GONE, wanted.entity_id, target)  # done, or not ours
+    confidence = float(str(record.snapshot["merged"][0].get("resolution_confidence") or 0.0))
+    _close_reviews(rt, group, str(wanted.entity_id), wanted.display_name, target)
+    rt.documents.record_audit(AuditEvent(
+        group_id=group, action=AUDIT_ACTION, entity_id=target,
+        detail=json.dumps({"task": task.task_id, "mention": wanted.display_name,
+                           "decision": DecisionKind.AUTO_MERGE.value, "score": confidence,
+                           "outcome": "merged", "merge_id": record.id,
+                           "source": wanted.entity_id, "resumed": True})))
+    return ResolveOutcome(Outcome.MERGED, wanted.entity_id, target,
+                          DecisionKind.AUTO_MERGE.value, confidence)
 
 
 def _close_reviews(rt: Runtime, group_id: str, entity_id: str, mention: str,

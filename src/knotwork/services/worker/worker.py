@@ -6,7 +6,10 @@ Delivery is at-least-once, so every handler is idempotent:
   is stored unchanged and COMPLETED is skipped (a redelivery, or a duplicate task). The jobs
   of one fetch are processed as one batch (extraction outside, writes inside the store-writer
   gate, see :mod:`knotwork.services.worker.stores`); if the batch fails, each document is
-  retried alone so one poison document cannot hold the others back.
+  retried alone so one poison document cannot hold the others back. Its follow-up tasks are
+  enqueued before its jobs are acknowledged; a redelivered job whose document is already
+  COMPLETED re-derives them from the stored state (see
+  :mod:`knotwork.services.worker.follow_ups`), so a worker dying in between loses none.
 * ``RESOLVE_ENTITY`` — re-resolves an entity whose ingestion decision was deferred (tied
   candidates; workers enqueue these, HIGH priority, after the batch that created it) and
   merges it when the match is now automatic; a name-only task resolves the name. Decisions
@@ -37,13 +40,14 @@ from knotwork.domain.tasks import (
     CommunityUpdatedTask,
     ExtractEntitiesTask,
     Job,
-    Priority,
     ResolveEntityTask,
+    Task,
 )
 from knotwork.domain.timeutil import ensure_utc
 from knotwork.ingestion.pipeline import CommitGuard, IngestionPipeline, IngestReport
 from knotwork.runtime import Runtime
-from knotwork.services.worker.resolve import Outcome, deferred_tasks, handle_resolve
+from knotwork.services.worker.follow_ups import batch_tasks, outstanding_tasks
+from knotwork.services.worker.resolve import Outcome, handle_resolve
 
 log = structlog.get_logger(__name__)
 
@@ -160,8 +164,8 @@ class Worker:
                 return
             log.warning("worker.batch_failed", jobs=len(jobs), error=_error(exc))
             for job in jobs:
-                try:
-                    self._extract_batch(pipeline, [job])
+                try:  # resumed: the batch may have committed it and failed after
+                    self._extract_batch(pipeline, [job], resumed=True)
                 except Exception as one:  # noqa: BLE001
                     self._fail(job, one)
 
@@ -177,28 +181,36 @@ class Worker:
                     and stored[0].modified_at and when
                     and ensure_utc(when) < ensure_utc(stored[0].modified_at))
 
-    def _extract_batch(self, pipeline: IngestionPipeline, jobs: Sequence[Job]) -> None:
-        prepared, todo = [], []
+    def _extract_batch(self, pipeline: IngestionPipeline, jobs: Sequence[Job], *,
+                       resumed: bool = False) -> None:
+        prepared, todo, done, again = [], [], [], []
+        group = jobs[0].task.group_id
         newest = {j.task.document_id: j for j in jobs  # type: ignore[union-attr]
                   if isinstance(j.task, ExtractEntitiesTask)}  # stream order: last is newest
         for job in jobs:
             task = job.task
             assert isinstance(task, ExtractEntitiesTask)
             if self._superseded(job, newest):
-                self._ack(job)
+                done.append(job)
                 self.stats.unchanged += 1
                 continue
             ready = pipeline.prepare(task.document)
             if ready is None:
-                self._ack(job)
+                done.append(job)
                 self.stats.unchanged += 1
+                if resumed or job.deliveries > 1 or task.retry_count > 0:
+                    again.append(task.document_id)  # maybe committed by an attempt that died
             else:
                 prepared.append(ready)
                 todo.append(job)
+        if again:  # before the acks: the follow-ups that attempt may not have enqueued
+            self._enqueue(outstanding_tasks(self._rt, group, again))
+        for job in done:
+            self._ack(job)
         if not prepared:
             return
         report = pipeline.process(prepared)
-        self._follow_up(jobs[0].task.group_id, report)  # before the acks: none is lost
+        self._follow_up(group, report)  # before the acks: none is lost
         for job in todo:
             self._ack(job)
         self.stats.extracted += report.documents_ingested
@@ -209,15 +221,11 @@ class Worker:
         """The tasks a committed batch calls for: RESOLVE_ENTITY per deferred (tied)
         decision, COMMUNITY_UPDATED per community it left stale (unless re-summarized
         inline)."""
-        for resolve in deferred_tasks(group, report.deferred):
-            self._queue.enqueue(resolve)
-        if report.stale_communities and not self._settings.community_inline_summaries:
-            for community_id in report.stale_communities:
-                community = self._rt.graph.get_community(group, community_id)
-                if community is not None:
-                    self._queue.enqueue(CommunityUpdatedTask(
-                        group_id=group, community_id=community_id, level=community.level,
-                        entity_count=community.entity_count, priority=Priority.LOW))
+        self._enqueue(batch_tasks(self._rt, group, report.deferred, report.stale_communities))
+
+    def _enqueue(self, tasks: Sequence[Task]) -> None:
+        for task in tasks:
+            self._queue.enqueue(task)
 
     def _one(self, job: Job) -> None:
         try:

@@ -1,0 +1,148 @@
+"""What a batch embeds beyond its passages, and what it can reuse (issue 9).
+
+- Chunk passages are embedded once (:func:`embed_batch_passages`) through the late-chunking
+  port: a fact sentence found in a passage of its episode is pooled from that pass instead
+  of being embedded again (``Settings.late_chunk_facts``).
+- A changed entity or fact whose vector text did not change (a confidence, a validity, an
+  ended fact) keeps its stored vector: only the payload is written again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from knotwork.domain.models import Entity, Episode, Fact
+from knotwork.domain.ports import Collection, Embedder, PassageVectors, VectorStore
+from knotwork.infra.embeddings.spans import PlainPassages, embed_passages
+from knotwork.ingestion.embedding_text import entity_text, passage_text, passage_texts
+
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Collection as Container
+
+VectorsOf = Callable[[Collection, str, list[str]], dict[str, list[float]]]
+
+
+@dataclass
+class EmbeddedPassages:
+    """A batch's passages: (episode, passage index, embedded text, row in ``handle``)."""
+
+    rows: list[tuple[Episode, int, str, int]]
+    handle: PassageVectors
+    _by_episode: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for episode, _, text, row in self.rows:
+            self._by_episode.setdefault(episode.id, []).append((text, row))
+
+    def of_documents(self, document_ids: Container[str]) -> EmbeddedPassages:
+        return EmbeddedPassages(
+            [r for r in self.rows if r[0].document_id in document_ids], self.handle
+        )
+
+    def points(self) -> list[tuple[Episode, int, list[float]]]:
+        vectors = self.handle.vectors
+        return [(e, i, vectors[row]) for e, i, _, row in self.rows]
+
+    def sentence_vector(self, episode_ids: Iterable[str], sentence: str) -> list[float] | None:
+        """The sentence's vector pooled from a passage of one of these episodes that holds
+        it verbatim; None when none does (or the pass cannot give it)."""
+        if not sentence.strip():
+            return None
+        for episode_id in episode_ids:
+            for text, row in self._by_episode.get(episode_id, ()):
+                at = text.find(sentence)
+                if at >= 0:
+                    vector = self.handle.span_vector(row, at, at + len(sentence))
+                    if vector is not None:
+                        return vector
+        return None
+
+
+def embed_batch_passages(
+    embedder: Embedder,
+    titles: Mapping[str, str],
+    episodes: Sequence[Episode],
+    tokens: int,
+    *,
+    spans: bool = True,
+) -> EmbeddedPassages:
+    """Chunk passages (title, then the passage) embedded; they do not depend on resolution.
+    ``spans``: keep what late chunking needs (else a plain ``embed``: no span has a vector)."""
+    rows: list[tuple[Episode, int, str, int]] = []
+    for episode in episodes:
+        for i, text in enumerate(passage_texts(episode.content, tokens)):
+            rows.append((episode, i, passage_text(titles[episode.document_id], text), len(rows)))
+    texts = [t for _, _, t, _ in rows]
+    handle = embed_passages(embedder, texts) if spans else PlainPassages(embedder.embed(texts))
+    return EmbeddedPassages(rows, handle)
+
+
+def entity_vector_changed(before: Entity | None, after: Entity) -> bool:
+    """The vector encodes ``entity_text`` (name, kind, first summary sentences)."""
+    return (
+        before is None or before.type is not after.type or entity_text(before) != entity_text(after)
+    )
+
+
+def entity_payload_changed(before: Entity, after: Entity) -> bool:
+    return before.confidence != after.confidence or before.name != after.name
+
+
+def fact_vector_changed(before: Fact | None, after: Fact) -> bool:
+    """The vector encodes the fact sentence."""
+    return before is None or before.fact != after.fact
+
+
+def fact_payload_changed(before: Fact, after: Fact) -> bool:
+    return (
+        before.type is not after.type
+        or before.valid_at != after.valid_at
+        or before.invalid_at != after.invalid_at
+        or before.source_id != after.source_id
+        or before.target_id != after.target_id
+    )
+
+
+@dataclass
+class VectorPlan:
+    """Per collection: the items to embed and the items to re-write with a stored vector."""
+
+    entities: list[Entity] = field(default_factory=list)
+    entity_payloads: list[Entity] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)
+    fact_payloads: list[Fact] = field(default_factory=list)
+
+
+def plan_vectors(
+    entities: Iterable[Entity],
+    previous_entities: Mapping[str, Entity],
+    facts: Iterable[Fact],
+    previous_facts: Mapping[str, Fact],
+) -> VectorPlan:
+    plan = VectorPlan()
+    for entity in entities:
+        before = previous_entities.get(entity.id)
+        if entity_vector_changed(before, entity):
+            plan.entities.append(entity)
+        elif before is not None and entity_payload_changed(before, entity):
+            plan.entity_payloads.append(entity)
+    for fact in facts:
+        old = previous_facts.get(fact.id)
+        if fact_vector_changed(old, fact):
+            plan.facts.append(fact)
+        elif old is not None and fact_payload_changed(old, fact):
+            plan.fact_payloads.append(fact)
+    return plan
+
+
+def stored_vectors(
+    vectors: VectorStore, collection: Collection, group_id: str, ids: Sequence[str]
+) -> dict[str, list[float]]:
+    """Stored vectors by id (both Qdrant backends); empty for a store that cannot read them
+    back, so the caller embeds instead."""
+    vectors_of: VectorsOf | None = getattr(vectors, "vectors_of", None)
+    if vectors_of is None or not ids:
+        return {}
+    return vectors_of(collection, group_id, list(ids))
