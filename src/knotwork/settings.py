@@ -159,6 +159,11 @@ class Settings(BaseSettings):
     cache_ttl_subgraph_s: int = Field(default=300, ge=1)
     cache_ttl_community_s: int = Field(default=86_400, ge=1)
     cache_ttl_query_s: int = Field(default=300, ge=1)
+    # off by default: under 20 paced clients this path showed rare multi-second stalls
+    # (cause not found yet); the worker-thread path never did
+    cache_hits_on_event_loop: bool = Field(
+        default=False, description="REST: answer query-cache hits on the event loop "
+        "(redis.asyncio) instead of a worker thread")
 
     # job queue and workers (``knotwork worker``, ``ingest --queue``; same Redis as events)
     queue_batch: int = Field(default=16, ge=1, description="documents a worker takes at once")

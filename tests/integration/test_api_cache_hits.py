@@ -21,6 +21,7 @@ from knotwork.domain.models import Document, QueryMode, SourceSystem
 from knotwork.domain.ports import CacheLayer, QueryCache
 from knotwork.services.api.app import create_app
 from knotwork.services.api.query_hits import HitBodies
+from knotwork.settings import Settings
 from tests.conftest import SettingsFactory
 from tests.integration.test_search import IDS, NOW, _populate
 
@@ -33,7 +34,7 @@ QUESTION = "Who leads Project Atlas?"
 def kw(make_settings: SettingsFactory) -> Iterator[Knotwork]:
     prefix = f"kwtest:{secrets.token_hex(4)}:"
     settings = make_settings(embedder="hashing", cache_enabled=True, cache_url=URL,
-                             cache_prefix=prefix)
+                             cache_prefix=prefix, cache_hits_on_event_loop=True)
     with Knotwork(settings) as instance:
         _populate(instance.runtime, settings.group)
         yield instance
@@ -171,3 +172,14 @@ def test_auth_and_rate_limits_apply_to_hits(kw: Knotwork) -> None:
         anonymous = client.post("/v1/graphrag/query", json={"query": QUESTION, "mode": "LOCAL"})
         assert anonymous.status_code == 401
         assert _hits(kw) == hits  # refused before the cache was read
+
+
+def test_the_event_loop_path_is_off_unless_asked_for(kw: Knotwork) -> None:
+    settings = kw.settings.model_copy(update={"cache_hits_on_event_loop": False})
+    assert Settings().cache_hits_on_event_loop is False  # the default: worker-thread hits
+    with TestClient(create_app(settings, knotwork=kw)) as client:
+        assert client.app.state.cache_reader is None  # type: ignore[attr-defined]
+        first = _ask(client)
+        hits = _hits(kw)
+        assert _ask(client) == first  # a hit all the same, read in the worker thread
+        assert _hits(kw) == hits + 1 and _rendered(client) == 0

@@ -77,11 +77,13 @@ def _refresh_queue_depth(app: FastAPI) -> None:
     gauge.labels("dead").set(stats.dead)
 
 
-def _async_cache_reader(kw: Knotwork) -> AsyncCacheReader | None:
+def _async_cache_reader(kw: Knotwork, settings: Settings) -> AsyncCacheReader | None:
     from knotwork.infra.cache.redis_cache import RedisCache
 
     cache = kw.runtime.cache
-    return cache.async_reader() if isinstance(cache, RedisCache) else None
+    if not settings.cache_hits_on_event_loop or not isinstance(cache, RedisCache):
+        return None
+    return cache.async_reader()
 
 
 def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = None) -> FastAPI:
@@ -114,7 +116,7 @@ def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = 
         app.state.knotwork = kw
         app.state.auth = Authenticator(settings, kw.runtime.documents.api_keys())
         app.state.write_lock = threading.Lock()
-        app.state.cache_reader = _async_cache_reader(kw)  # query-cache hits on the event loop
+        app.state.cache_reader = _async_cache_reader(kw, settings)  # cache hits on the event loop
         app.state.hit_bodies = HitBodies()
         try:
             yield
