@@ -161,13 +161,7 @@ class OpenAICompatClient(LLMAccounting):
                 if response.status_code not in _RETRY_STATUS:
                     self._failed(attempts, name, error)
                     raise LLMError(error)
-            if attempts > self._max_retries:
-                self._failed(attempts, name, error)
-                raise LLMError(f"{error} (after {attempts} attempts)")
-            delay = self._wait(attempts - 1, response)
-            log.info("llm.retry", prompt=name, attempt=attempts, error=error,
-                     wait_s=round(delay, 3))
-            time.sleep(delay)
+            self._back_off(attempts, name, error, response)
 
     # ------------------------------------------------------------------ streaming
     def stream(
@@ -226,13 +220,17 @@ class OpenAICompatClient(LLMAccounting):
             if parts or not retryable:  # once deltas were sent, a retry would repeat them
                 self._failed(attempts, name, error)
                 raise LLMError(error)
-            if attempts > self._max_retries:
-                self._failed(attempts, name, error)
-                raise LLMError(f"{error} (after {attempts} attempts)")
-            delay = self._wait(attempts - 1, response)
-            log.info("llm.retry", prompt=name, attempt=attempts, error=error,
-                     wait_s=round(delay, 3))
-            time.sleep(delay)
+            self._back_off(attempts, name, error, response)
+
+    def _back_off(self, attempts: int, name: str, error: str,
+                  response: httpx.Response | None) -> None:
+        """After a retryable failure: give up past ``max_retries``, else wait and log."""
+        if attempts > self._max_retries:
+            self._failed(attempts, name, error)
+            raise LLMError(f"{error} (after {attempts} attempts)")
+        delay = self._wait(attempts - 1, response)
+        log.info("llm.retry", prompt=name, attempt=attempts, error=error, wait_s=round(delay, 3))
+        time.sleep(delay)
 
     def _result(self, response: httpx.Response, output: type[T], attempts: int,
                 name: str) -> LLMResult[T]:
