@@ -25,6 +25,7 @@ __all__ = [
     "USERS_FILE",
     "is_current",
     "load_confluence",
+    "load_confluence_files",
     "looks_like_page",
     "page_to_document",
     "read_json",
@@ -251,15 +252,22 @@ def load_confluence(path: Path, *, max_chars: int = MAX_DOCUMENT_CHARS,
     """
     if not path.exists():
         raise LoaderError(f"path does not exist: {path}")
-    root = path if path.is_dir() else path.parent
-    files = sorted(root.rglob("*.json")) if path.is_dir() else [path]
+    if not path.is_dir():
+        return load_confluence_files([path], path.parent, max_chars=max_chars, notes=notes)
+    files = [file for file in sorted(path.rglob("*.json"))
+             if not any(part.startswith(".") for part in file.relative_to(path).parts)]
+    return load_confluence_files(files, path, max_chars=max_chars, notes=notes)
+
+
+def load_confluence_files(files: list[Path], root: Path, *, max_chars: int = MAX_DOCUMENT_CHARS,
+                          notes: list[str] | None = None) -> tuple[list[RawDocument], int]:
+    """``load_confluence`` over given JSON ``files``; ``root/users.json`` names the authors."""
     users_path = root / USERS_FILE
     users = _load_users(users_path, root) if users_path.is_file() else {}
     best: dict[str, tuple[int, RawDocument]] = {}
     skipped = 0
     for file in files:
-        relative = file.relative_to(root).parts if path.is_dir() else (file.name,)
-        if file.name == USERS_FILE or any(part.startswith(".") for part in relative):
+        if file.name == USERS_FILE:
             continue
         pages, base = page_objects(read_json(file, root))
         if not pages:

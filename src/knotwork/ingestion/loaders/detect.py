@@ -1,12 +1,24 @@
 """Pick the right loader for a path and run it.
 
-- a ``.zip``, or a directory with ``channels.json`` (itself or one folder down): Slack
+- a ``.zip`` or a directory with a Slack listing (``channels.json``, ``groups.json``, …;
+  itself or one folder down): Slack
 - a directory (or ``.json`` file) whose JSON looks like Confluence page objects: Confluence
 - a Markdown / text / HTML file, or a directory containing such files: files
+- a directory holding several of these, side by side or nested (a Slack export next to a
+  folder of Confluence JSON and loose notes): each part with its own loader (``MIXED``)
+- a ``.zip`` that is not a Slack export: unpacked to a temporary folder and loaded as one
 """
 
 from __future__ import annotations
 
+import os
+import tempfile
+import time
+import zipfile
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
@@ -16,17 +28,29 @@ from knotwork.domain.models import RawDocument
 from knotwork.ingestion.loaders.confluence import (
     USERS_FILE,
     load_confluence,
+    load_confluence_files,
     looks_like_page,
     page_objects,
     read_json,
 )
 from knotwork.ingestion.loaders.errors import MAX_DOCUMENT_CHARS, LoaderError
-from knotwork.ingestion.loaders.files import SUPPORTED_SUFFIXES, load_files
-from knotwork.ingestion.loaders.slack import find_slack_root, load_slack
+from knotwork.ingestion.loaders.files import (
+    SUPPORTED_SUFFIXES,
+    load_file_list,
+    load_files,
+    visible_files,
+)
+from knotwork.ingestion.loaders.slack import (
+    LISTING_FILES,
+    find_slack_root,
+    is_slack_root,
+    load_slack,
+)
 
 __all__ = ["LoadResult", "LoaderError", "SourceKind", "detect_kind", "load_path"]
 
 _MAX_PROBED_JSON = 50
+_MAX_UNPACKED_BYTES = 4 * 1024**3  # a non-Slack zip is unpacked only below this size
 
 
 class SourceKind(StrEnum):
@@ -54,10 +78,45 @@ def _visible(path: Path, root: Path) -> bool:
     return not any(part.startswith(".") for part in path.relative_to(root).parts)
 
 
+def _is_slack_zip(path: Path) -> bool:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = archive.namelist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, OSError):
+        return True  # the Slack loader reports the corrupt archive
+    return any(name.rsplit("/", 1)[-1] in LISTING_FILES for name in names
+               if not name.startswith("__MACOSX"))
+
+
+@contextmanager
+def _unpacked(path: Path) -> Iterator[Path]:
+    """A zip of documents (not a Slack export) unpacked into a temporary folder."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            size = sum(info.file_size for info in archive.infolist())
+            if size > _MAX_UNPACKED_BYTES:
+                raise LoaderError(f"zip archive {path.name} unpacks to {size:,} bytes, over the "
+                                  f"{_MAX_UNPACKED_BYTES:,} limit")
+            with tempfile.TemporaryDirectory(prefix="knotwork-zip-") as folder:
+                for info in archive.infolist():  # names are sanitised (no .., no absolute)
+                    target = archive.extract(info, folder)
+                    if not info.is_dir():  # a file's time is its time in the archive
+                        stamp = time.mktime((*info.date_time, 0, 0, -1))
+                        os.utime(target, (stamp, stamp))
+                yield Path(folder)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError) as exc:
+        raise LoaderError(f"corrupt or unreadable zip archive: {path}") from exc
+    except OSError as exc:
+        raise LoaderError(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
 def _detect_file(path: Path) -> SourceKind:
     suffix = path.suffix.lower()
     if suffix == ".zip":
-        return SourceKind.SLACK
+        if _is_slack_zip(path):
+            return SourceKind.SLACK
+        with _unpacked(path) as folder:
+            return detect_kind(folder)
     if suffix == ".json":
         if _has_pages(read_json(path)):
             return SourceKind.CONFLUENCE
@@ -103,7 +162,7 @@ def detect_kind(path: Path) -> SourceKind:
 
 def _sub_exports(path: Path) -> list[Path]:
     """Sub-folders that are exports of their own, when ``path`` holds nothing itself."""
-    if not path.is_dir() or (path / "channels.json").exists():
+    if not path.is_dir() or is_slack_root(path):
         return []
     if any(f.is_file() and _visible(f, path) for f in path.iterdir()):
         return []
@@ -118,6 +177,70 @@ def _sub_exports(path: Path) -> list[Path]:
     return found if len(found) >= 2 else []
 
 
+@dataclass
+class _Survey:
+    """What a directory holds, part by part: Slack exports, Confluence JSON, text files."""
+
+    slack_roots: list[Path] = field(default_factory=list)
+    page_files: dict[Path, list[Path]] = field(default_factory=dict)  # users.json root -> files
+    text_files: list[Path] = field(default_factory=list)
+    unsupported: int = 0
+    malformed: list[str] = field(default_factory=list)  # JSON that would not parse, one line each
+
+    @property
+    def kinds(self) -> int:
+        return sum(map(bool, (self.slack_roots, self.page_files, self.text_files)))
+
+
+def _survey(path: Path) -> _Survey:
+    survey = _Survey()
+    folders = [path, *(d for d in sorted(path.rglob("*")) if d.is_dir() and _visible(d, path))]
+    for folder in folders:
+        if is_slack_root(folder) and not any(folder.is_relative_to(r)
+                                             for r in survey.slack_roots):
+            survey.slack_roots.append(folder)
+    for file in visible_files(path):
+        if any(file.is_relative_to(root) for root in survey.slack_roots):
+            continue
+        suffix = file.suffix.lower()
+        if suffix == ".json":
+            try:
+                pages = file.name != USERS_FILE and _has_pages(read_json(file, path))
+            except LoaderError as exc:
+                survey.malformed.append(str(exc))
+                continue
+            if pages:
+                root = next((d for d in (file.parent, *file.parent.parents)
+                             if (d / USERS_FILE).is_file() or d == path), path)
+                survey.page_files.setdefault(root, []).append(file)
+        elif suffix in SUPPORTED_SUFFIXES:
+            survey.text_files.append(file)
+        else:
+            survey.unsupported += 1
+    return survey
+
+
+def _load_mixed(path: Path, survey: _Survey, max_chars: int, notes: list[str]
+                ) -> tuple[list[RawDocument], int]:
+    documents: list[RawDocument] = []
+    skipped = survey.unsupported + len(survey.malformed)
+    notes.extend(f"skipped: {line}" for line in survey.malformed)
+    for root in survey.slack_roots:
+        found, dropped = load_slack(root, notes=notes)
+        documents.extend(found)
+        skipped += dropped
+    for root, files in survey.page_files.items():
+        found, dropped = load_confluence_files(files, root, max_chars=max_chars, notes=notes)
+        documents.extend(found)
+        skipped += dropped
+    if survey.text_files:
+        found, dropped = load_file_list(survey.text_files, path, max_chars=max_chars,
+                                        notes=notes)
+        documents.extend(found)
+        skipped += dropped
+    return documents, skipped
+
+
 def load_path(path: Path, *, max_chars: int = MAX_DOCUMENT_CHARS) -> LoadResult:
     """Detect the kind of ``path`` and load it into ``RawDocument``s.
 
@@ -126,6 +249,9 @@ def load_path(path: Path, *, max_chars: int = MAX_DOCUMENT_CHARS) -> LoadResult:
     path = Path(path).expanduser()
     if not path.exists():
         raise LoaderError(f"path does not exist: {path}")
+    if path.is_file() and path.suffix.lower() == ".zip" and not _is_slack_zip(path):
+        with _unpacked(path) as folder:
+            return load_path(folder, max_chars=max_chars)
     parts = _sub_exports(path)
     if parts:
         loaded = [load_path(sub, max_chars=max_chars) for sub in parts]
@@ -133,9 +259,12 @@ def load_path(path: Path, *, max_chars: int = MAX_DOCUMENT_CHARS) -> LoadResult:
                           documents=[d for r in loaded for d in r.documents],
                           skipped=sum(r.skipped for r in loaded),
                           notes=[n for r in loaded for n in r.notes])
-    kind = detect_kind(path)
     notes: list[str] = []
-    if kind is SourceKind.SLACK:
+    survey = _survey(path) if path.is_dir() and not is_slack_root(path) else None
+    if survey is not None and survey.kinds > 1:
+        kind = SourceKind.MIXED
+        documents, skipped = _load_mixed(path, survey, max_chars, notes)
+    elif (kind := detect_kind(path)) is SourceKind.SLACK:
         documents, skipped = load_slack(path, notes=notes)
     elif kind is SourceKind.CONFLUENCE:
         documents, skipped = load_confluence(path, max_chars=max_chars, notes=notes)

@@ -21,10 +21,17 @@ from knotwork.ingestion.loaders.errors import (
 from knotwork.ingestion.loaders.markdown import markdown_title, markdown_to_text, unwrap_plain_text
 from knotwork.ingestion.loaders.xhtml import convert_html
 
-__all__ = ["HTML_SUFFIXES", "SUPPORTED_SUFFIXES", "TEXT_SUFFIXES", "load_files"]
+__all__ = [
+    "HTML_SUFFIXES",
+    "SUPPORTED_SUFFIXES",
+    "TEXT_SUFFIXES",
+    "load_file_list",
+    "load_files",
+    "visible_files",
+]
 
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown"})
-TEXT_SUFFIXES = MARKDOWN_SUFFIXES | {".txt"}
+TEXT_SUFFIXES = MARKDOWN_SUFFIXES | {".txt", ".text", ".rst", ".adoc"}
 HTML_SUFFIXES = frozenset({".html", ".htm"})
 SUPPORTED_SUFFIXES = TEXT_SUFFIXES | HTML_SUFFIXES
 
@@ -66,7 +73,8 @@ def _document(file: Path, root: Path) -> RawDocument | None:
     )
 
 
-def _candidates(path: Path) -> list[Path]:
+def visible_files(path: Path) -> list[Path]:
+    """Files below ``path``, sorted, without hidden files or folders."""
     found: list[Path] = []
     for file in sorted(path.rglob("*")):
         relative = file.relative_to(path).parts
@@ -109,9 +117,16 @@ def load_files(path: Path, *, max_chars: int = MAX_DOCUMENT_CHARS,
         except OSError as exc:
             raise LoaderError(f"cannot read {path.name}: {exc.strerror or exc}") from exc
         return ([document], 0) if document is not None else ([], 1)
+    return load_file_list(visible_files(path), path, max_chars=max_chars, notes=notes)
+
+
+def load_file_list(files: list[Path], root: Path, *, max_chars: int = MAX_DOCUMENT_CHARS,
+                   notes: list[str] | None = None) -> tuple[list[RawDocument], int]:
+    """The files of ``files`` under ``root`` (source ids relative to it); others are skipped."""
+    path = root
     documents: list[RawDocument] = []
     skipped = 0
-    for file in _candidates(path):
+    for file in files:
         if file.suffix.lower() not in SUPPORTED_SUFFIXES:
             skipped += 1
             continue

@@ -1,7 +1,8 @@
 """Slack workspace exports (a directory or a .zip) to one ``RawDocument`` per conversation.
 
-An export holds ``channels.json`` (plus ``groups.json`` for private channels),
-``users.json``, and one folder per channel of ``YYYY-MM-DD.json`` day files.  Every
+An export holds ``channels.json`` (plus ``groups.json`` for private channels, ``mpims.json``
+for group DMs and ``dms.json`` for direct messages, any of which may stand alone),
+``users.json``, and one folder per conversation of ``YYYY-MM-DD.json`` day files.  Every
 thread (parent plus replies, in ``ts`` order, even across day files) and every
 standalone top-level message becomes one document whose content is one line per
 message: ``Speaker Name: text``.  Joins/leaves, topic/purpose changes, bot posts and
@@ -33,6 +34,9 @@ __all__ = [
 ]
 
 CHANNELS_FILE = "channels.json"
+# conversation listings of an export; all but channels.json list private conversations
+LISTING_FILES = (CHANNELS_FILE, "groups.json", "mpims.json", "dms.json")
+_DM_LISTING = "dms.json"  # direct messages have no name: their folder is their id
 _DAY_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}\.json$")
 _MARKUP = re.compile(r"<([^<>\n]*)>")
 _USER_MENTION = re.compile(r"<@([A-Z0-9]+)>")  # without a |label
@@ -133,26 +137,31 @@ class _ZipFiles:
             raise LoaderError(f"corrupt zip archive {self.label}: cannot read {name}") from exc
 
 
+def is_slack_root(directory: Path) -> bool:
+    """True for a folder holding a conversation listing (``channels.json``, ``groups.json``…)."""
+    return any((directory / listing).is_file() for listing in LISTING_FILES)
+
+
 def find_slack_root(directory: Path) -> Path | None:
-    """The folder holding ``channels.json``: ``directory`` itself or one level down."""
-    if (directory / CHANNELS_FILE).is_file():
+    """The folder holding the export's listings: ``directory`` itself or one level down."""
+    if is_slack_root(directory):
         return directory
     try:
         children = sorted(child for child in directory.iterdir() if child.is_dir())
     except OSError:
         return None
     for child in children:
-        if not child.name.startswith((".", "__MACOSX")) and (child / CHANNELS_FILE).is_file():
+        if not child.name.startswith((".", "__MACOSX")) and is_slack_root(child):
             return child
     return None
 
 
 def _zip_prefix(archive: zipfile.ZipFile) -> str | None:
     candidates = [
-        name[: -len(CHANNELS_FILE)]
+        name[: -len(listing)]
         for name in archive.namelist()
-        if (name == CHANNELS_FILE or name.endswith("/" + CHANNELS_FILE))
-        and not name.startswith("__MACOSX")
+        for listing in LISTING_FILES
+        if (name == listing or name.endswith("/" + listing)) and not name.startswith("__MACOSX")
     ]
     return min(candidates, key=lambda prefix: prefix.count("/")) if candidates else None
 
@@ -265,18 +274,22 @@ def _parse_message(
 
 def _channel_list(files: _Files) -> list[tuple[str, str]]:
     channels: list[tuple[str, str]] = []
-    for listing in (CHANNELS_FILE, "groups.json"):
+    for listing in LISTING_FILES:
         if not files.exists(listing):
             continue
         data = parse_json_bytes(files.read(listing), listing)
         for channel in data if isinstance(data, list) else []:
-            if isinstance(channel, dict) and _str(channel.get("name")):
-                channels.append((_str(channel.get("id")), _str(channel.get("name"))))
+            if not isinstance(channel, dict):
+                continue
+            name = _str(channel.get("id" if listing == _DM_LISTING else "name"))
+            if name:
+                channels.append((_str(channel.get("id")), name))
     return channels
 
 
 def private_channel_acls(files: _Files) -> dict[str, list[str]]:
-    """Readers of each private channel (``groups.json``, or ``is_private`` in channels.json):
+    """Readers of each private conversation (``groups.json``, ``mpims.json``, ``dms.json``, or
+    ``is_private`` in channels.json):
     its members as ``user:<id>`` and ``user:<email>``, plus ``slack-channel:<id>``."""
     emails: dict[str, str] = {}
     if files.exists("users.json"):
@@ -286,7 +299,7 @@ def private_channel_acls(files: _Files) -> dict[str, list[str]]:
                 if _str(user.get("id")) and email:
                     emails[_str(user.get("id"))] = email.lower()
     acls: dict[str, list[str]] = {}
-    for listing in (CHANNELS_FILE, "groups.json"):
+    for listing in LISTING_FILES:
         if not files.exists(listing):
             continue
         data = parse_json_bytes(files.read(listing), listing)
