@@ -108,3 +108,13 @@ def test_malformed_json_in_a_mixed_corpus_is_reported_and_skipped(tmp_path: Path
     assert result.kind is SourceKind.MIXED
     assert {d.source_id for d in result.documents} == {"4", "a.md"}
     assert any("broken.json" in note for note in result.notes)
+
+
+def test_confluence_pages_exported_with_a_view_body(tmp_path: Path) -> None:
+    page = _page("5", body={"view": {"value": "<p>Lee Wong leads Atlas.</p>",
+                                     "representation": "view"}})
+    _write_json(tmp_path / "p.json", page)
+
+    (document,) = load_path(tmp_path).documents
+
+    assert document.content == "Lee Wong leads Atlas."

@@ -143,9 +143,10 @@ def _dict(value: object) -> dict[str, Any]:
 
 def _storage_value(page: Mapping[str, Any]) -> str:
     body = _dict(page.get("body"))
-    storage = body.get("storage")
-    if isinstance(storage, dict) and isinstance(storage.get("value"), str):
-        return str(storage["value"])
+    for representation in ("storage", "export_view", "view", "styled_view"):  # all XHTML
+        markup = _dict(body.get(representation)).get("value")
+        if isinstance(markup, str) and markup.strip():
+            return markup
     if isinstance(body.get("value"), str):  # body requested with a single representation
         return str(body["value"])
     return ""
