@@ -182,7 +182,8 @@ class Knotwork:
               max_context_tokens: int | None = None, *, community_level: int | None = None,
               top_k_communities: int | None = None, max_iterations: int | None = None,
               convergence_threshold: float | None = None,
-              principals: Sequence[str] | None = None) -> QueryResult:
+              principals: Sequence[str] | None = None, seed_entity_ids: Sequence[str] = (),
+              max_hops: int | None = None) -> QueryResult:
         """Answer in ``mode``; AUTO routes by the question and ``mode_used`` says where.
 
         ``principals``: who asks (``user:…``, ``group:…``); the answer then draws only on
@@ -191,13 +192,14 @@ class Knotwork:
         GLOBAL / DRIFT build the tenant's communities on demand when it has none.
         ``community_level`` / ``top_k_communities``: global search (and DRIFT's primer level);
         ``max_iterations`` / ``convergence_threshold``: DRIFT.
+        ``seed_entity_ids`` (LOCAL only) / ``max_hops``: local search's start and depth.
         With an LLM configured (and ``llm_answers``) the LLM writes the answer.
         """
         return self.query_stream(
             question, group_id, mode, as_of, max_context_tokens,
             community_level=community_level, top_k_communities=top_k_communities,
             max_iterations=max_iterations, convergence_threshold=convergence_threshold,
-            principals=principals).collect()
+            principals=principals, seed_entity_ids=seed_entity_ids, max_hops=max_hops).collect()
 
     def query_stream(self, question: str, group_id: str | None = None,
                      mode: QueryMode | str = QueryMode.AUTO, as_of: datetime | None = None,
@@ -205,7 +207,8 @@ class Knotwork:
                      community_level: int | None = None, top_k_communities: int | None = None,
                      max_iterations: int | None = None,
                      convergence_threshold: float | None = None,
-                     principals: Sequence[str] | None = None) -> AnswerStream:
+                     principals: Sequence[str] | None = None, seed_entity_ids: Sequence[str] = (),
+                     max_hops: int | None = None) -> AnswerStream:
         """:meth:`query`, with the answer streamed: retrieval runs now; iterating the result
         yields the answer's deltas as they are written (the LLM's tokens when one writes it),
         and ``.result`` is the full :class:`QueryResult` afterwards."""
@@ -213,18 +216,21 @@ class Knotwork:
         if not question or not question.strip():
             raise ValueError("the question is empty")
         when, budget = self._query_when_budget(as_of, max_context_tokens)
-        engine = self.engine(group_id)
+        local_config = LocalSearchConfig(max_hops=max_hops) if max_hops is not None else None
+        engine = self.engine(group_id, local_config)
         if principals is not None:
             from knotwork.retrieval.acl import restricted_runtime
 
             group = self._group(group_id)
             view = restricted_runtime(self._rt, group, principals)
             if view is not None:
-                engine = QueryEngine(view, group, build=lambda: self._build_on_demand(group))
+                engine = QueryEngine(view, group, build=lambda: self._build_on_demand(group),
+                                     local_config=local_config)
         return engine.query_stream(
             question, mode, as_of=when, max_context_tokens=budget,
             community_level=community_level, top_k_communities=top_k_communities,
-            max_iterations=max_iterations, convergence_threshold=convergence_threshold)
+            max_iterations=max_iterations, convergence_threshold=convergence_threshold,
+            seed_entity_ids=tuple(dict.fromkeys(seed_entity_ids)))
 
     def _query_when_budget(self, as_of: datetime | None,
                            max_context_tokens: int | None) -> tuple[datetime | None, int]:

@@ -189,3 +189,96 @@ def test_json_endpoint_answers_with_the_llm_and_abstentions_skip_it(kw: Knotwork
     assert unknown["answer"] != answer["answer"] and not unknown["citations"]
     assert unknown["answer"].startswith(("I found nothing", NO_ANSWER[:20]))
     assert len(llm.calls) == 1  # the abstention never reached the LLM
+
+
+# --------------------------------------------------------------------------- every route
+# Each way of asking (REST query / local / global / drift through the typed client, the
+# Python API, the MCP tool) answers through Knotwork.query: with an LLM configured the LLM
+# writes the answer; when it fails the extractive answer is kept.
+WRITTEN = "Luis Ortega leads the Dagster migration [1]."
+DECISIONS = "What did the architecture decisions change in orchestration and warehousing?"
+TWO_PARTS = "Who leads the Dagster migration and who approved the Snowflake move?"
+
+
+def _ask_query(client: Any, mcp: Any, kw: Knotwork) -> tuple[str, list[str]]:
+    answer = client.query(QUESTION, mode="LOCAL")
+    return answer.answer, answer.reasoning_trace
+
+
+def _ask_local(client: Any, mcp: Any, kw: Knotwork) -> tuple[str, list[str]]:
+    answer = client.local(QUESTION, max_hops=1)
+    assert answer.entities and answer.relationships  # the local shape is kept
+    return answer.answer, answer.reasoning_trace
+
+
+def _ask_seeded_local(client: Any, mcp: Any, kw: Knotwork) -> tuple[str, list[str]]:
+    [luis] = [e for e in kw.runtime.graph.list_entities(kw.settings.group)
+              if e.name.startswith("Luis Ortega")]
+    answer = client.local("Which migration does he lead?", seed_entity_ids=[luis.id])
+    return answer.answer, answer.reasoning_trace
+
+
+def _ask_global(client: Any, mcp: Any, kw: Knotwork) -> tuple[str, list[str]]:
+    answer = client.global_search(DECISIONS, community_level=0)
+    assert answer.mode_used == "GLOBAL" and answer.key_points is not None
+    return answer.answer, answer.reasoning_trace
+
+
+def _ask_drift(client: Any, mcp: Any, kw: Knotwork) -> tuple[str, list[str]]:
+    answer = client.drift(TWO_PARTS, max_iterations=1)
+    assert answer.mode_used == "DRIFT" and answer.iterations
+    return answer.answer, answer.reasoning_trace
+
+
+def _ask_python(client: Any, mcp: Any, kw: Knotwork) -> tuple[str, list[str]]:
+    result = kw.query(QUESTION, mode="local")
+    return result.answer, result.reasoning_trace
+
+
+def _ask_mcp(client: Any, mcp: Any, kw: Knotwork) -> tuple[str, list[str]]:
+    out = mcp.call("query", {"query": QUESTION, "mode": "local"})
+    return out["answer"], out["reasoning_trace"]
+
+
+ROUTES = {"rest-query": _ask_query, "rest-local": _ask_local, "rest-local-seeded": _ask_seeded_local,
+          "rest-global": _ask_global, "rest-drift": _ask_drift, "python": _ask_python, "mcp": _ask_mcp}
+
+
+@pytest.fixture(scope="module")
+def with_communities(kw: Knotwork) -> Knotwork:
+    _use(kw, None)  # summaries stay extractive: the LLM below only ever writes answers
+    if not kw.communities().status().built:
+        kw.build_communities()
+    return kw
+
+
+@pytest.mark.parametrize("route", list(ROUTES))
+def test_every_query_route_has_the_llm_write_the_answer_and_falls_back(
+        with_communities: Knotwork, route: str) -> None:
+    from knotwork.client import KnotworkClient
+    from knotwork.domain.ports import LLMError
+    from knotwork.services.mcp_server import McpServer
+
+    kw, ask = with_communities, ROUTES[route]
+
+    def run(llm: object) -> tuple[str, list[str]]:
+        _use(kw, llm)
+        try:
+            with TestClient(create_app(kw.settings, knotwork=kw)) as http:
+                client = KnotworkClient(http=http, group_id=kw.settings.group)
+                return ask(client, McpServer(kw), kw)
+        finally:
+            _use(kw, None)
+
+    extractive, trace = run(None)
+    assert extractive != WRITTEN and not any("LLM" in step for step in trace)
+    assert NO_ANSWER not in extractive  # supported: an answer the LLM may write
+    writer = FakeLLMClient(responder=lambda call: WRITTEN)
+    written, trace = run(writer)
+    assert written == WRITTEN, (route, trace)
+    assert "answer written by the LLM" in trace[-1]
+    assert [c.name.split("/")[0] for c in writer.calls] == ["answer_question"]
+    failing = FakeLLMClient(responder=lambda call: FakeStream(("Luis ",), error=LLMError("HTTP 503")))
+    kept, trace = run(failing)
+    assert kept == extractive and "LLM answer failed (LLMError: HTTP 503)" in trace[-1]
+    assert failing.stats.failures == 1

@@ -72,6 +72,25 @@ def test_query_results_are_cached_and_invalidated(kw: Knotwork) -> None:
     assert cache.stats().misses["query"] == misses + 1
 
 
+def test_seeded_local_answers_are_cached_per_seed_set(kw: Knotwork) -> None:
+    """/v1/graphrag/local's seeds and depth go through the same cache: one seed set's answer
+    is never served for another's."""
+    cache = kw.runtime.cache
+    assert cache is not None
+    question = "What does it depend on?"
+    atlas = kw.query(question, mode="local", seed_entity_ids=[IDS["atlas"]])
+    priya = kw.query(question, mode="local", seed_entity_ids=[IDS["priya"]])
+    assert cache.stats().misses == {"query": 2} and not cache.stats().hits
+    assert "Billing Service" in atlas.answer and atlas != priya  # not the cached one
+    assert priya.confidence < atlas.confidence  # Priya is two hops from the dependency
+    again = kw.query(question, mode="local", seed_entity_ids=[IDS["atlas"], IDS["atlas"]])
+    assert again == atlas and cache.stats().hits == {"query": 1}
+    kw.query(question, mode="local", seed_entity_ids=[IDS["atlas"]], max_hops=1)
+    assert cache.stats().misses["query"] == 3
+    with pytest.raises(ValueError, match="LOCAL"):
+        kw.query(question, mode="global", seed_entity_ids=[IDS["atlas"]])
+
+
 def test_community_layer_dropped_when_detection_completes(kw: Knotwork) -> None:
     cache = kw.runtime.cache
     assert cache is not None

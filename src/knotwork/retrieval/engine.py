@@ -157,24 +157,28 @@ class QueryEngine:
     def query(self, question: str, mode: QueryMode = QueryMode.AUTO, *,
               as_of: datetime | None = None, max_context_tokens: int = 4000,
               community_level: int | None = None, top_k_communities: int | None = None,
-              max_iterations: int | None = None,
-              convergence_threshold: float | None = None) -> QueryResult:
+              max_iterations: int | None = None, convergence_threshold: float | None = None,
+              seed_entity_ids: tuple[str, ...] = ()) -> QueryResult:
         return self.query_stream(
             question, mode, as_of=as_of, max_context_tokens=max_context_tokens,
             community_level=community_level, top_k_communities=top_k_communities,
-            max_iterations=max_iterations, convergence_threshold=convergence_threshold).collect()
+            max_iterations=max_iterations, convergence_threshold=convergence_threshold,
+            seed_entity_ids=seed_entity_ids).collect()
 
     def prepare(self, question: str, mode: QueryMode = QueryMode.AUTO, *,
                 as_of: datetime | None = None, max_context_tokens: int = 4000,
                 community_level: int | None = None, top_k_communities: int | None = None,
-                max_iterations: int | None = None,
-                convergence_threshold: float | None = None) -> PreparedQuery:
+                max_iterations: int | None = None, convergence_threshold: float | None = None,
+                seed_entity_ids: tuple[str, ...] = ()) -> PreparedQuery:
         """The question as answered, its as_of (the question's own time when none is given)
         and the QUERY-layer cache key of its answer. The one place that key is computed:
-        :meth:`query_stream` and the REST API's event-loop cache lookup both use it."""
+        :meth:`query_stream` and the REST API's event-loop cache lookup both use it.
+        ``seed_entity_ids`` (LOCAL only): local search starts from these entities."""
         question = question.strip()
         if not question:
             raise ValueError("the question is empty")
+        if seed_entity_ids and mode is not QueryMode.LOCAL:
+            raise ValueError("seed_entity_ids apply to LOCAL queries only")
         time_note = None
         if as_of is None:  # "Who led X in August 2023?": the question's own time is the as_of
             stated = question_time(question)
@@ -187,6 +191,8 @@ class QueryEngine:
                                max_context_tokens, community_level, top_k_communities,
                                max_iterations, convergence_threshold,
                                self.local_search.config.model_dump_json()]
+        if seed_entity_ids:
+            parts.append(sorted(set(seed_entity_ids)))
         if self.writer is not None:
             parts.append(self.writer.cache_tag)
         return PreparedQuery(question, as_of, time_note, json.dumps(parts))
@@ -195,14 +201,18 @@ class QueryEngine:
                      as_of: datetime | None = None, max_context_tokens: int = 4000,
                      community_level: int | None = None, top_k_communities: int | None = None,
                      max_iterations: int | None = None,
-                     convergence_threshold: float | None = None) -> AnswerStream:
+                     convergence_threshold: float | None = None,
+                     seed_entity_ids: tuple[str, ...] = ()) -> AnswerStream:
         """Retrieval now; the answer as it is written (by the LLM when one is configured)
-        while the stream is read. A cached answer streams at once."""
+        while the stream is read. A cached answer streams at once. Every query route (REST
+        query, stream, local, global, DRIFT; ``Knotwork.query``; CLI; MCP) answers through
+        this method."""
         prepared = self.prepare(question, mode, as_of=as_of, max_context_tokens=max_context_tokens,
                                 community_level=community_level,
                                 top_k_communities=top_k_communities,
                                 max_iterations=max_iterations,
-                                convergence_threshold=convergence_threshold)
+                                convergence_threshold=convergence_threshold,
+                                seed_entity_ids=seed_entity_ids)
         question, as_of, time_note, key = (prepared.question, prepared.as_of, prepared.time_note,
                                            prepared.cache_key)
         cache = self._rt.cache
@@ -213,7 +223,8 @@ class QueryEngine:
         result, writable = self._answer(
             question, mode, as_of=as_of, max_context_tokens=max_context_tokens,
             community_level=community_level, top_k_communities=top_k_communities,
-            max_iterations=max_iterations, convergence_threshold=convergence_threshold)
+            max_iterations=max_iterations, convergence_threshold=convergence_threshold,
+            seed_entity_ids=seed_entity_ids)
         if time_note:
             result.reasoning_trace.insert(0, time_note)
 
@@ -231,7 +242,8 @@ class QueryEngine:
     def _answer(self, question: str, mode: QueryMode, *, as_of: datetime | None,
                 max_context_tokens: int, community_level: int | None,
                 top_k_communities: int | None, max_iterations: int | None,
-                convergence_threshold: float | None) -> tuple[QueryResult, bool]:
+                convergence_threshold: float | None,
+                seed_entity_ids: tuple[str, ...] = ()) -> tuple[QueryResult, bool]:
         """The extractive answer, and whether an LLM may rewrite it (not abstentions on an
         unknown name, not counts computed from the graph)."""
         unknown = self.wrong_surname(question, mode)
@@ -255,7 +267,8 @@ class QueryEngine:
                                 convergence_threshold=convergence_threshold,
                                 parts=routed.parts if routed else ())
         else:
-            result = self.local(question, as_of=as_of, max_context_tokens=max_context_tokens)
+            result = self.local(question, as_of=as_of, max_context_tokens=max_context_tokens,
+                                seed_entity_ids=seed_entity_ids)
         if result.mode_used in (QueryMode.GLOBAL, QueryMode.DRIFT) and result.answer != NO_ANSWER:
             result = self._check_support(question, result)
         if routed is not None:

@@ -1,8 +1,10 @@
 """REST routes of the GraphRAG search modes (design doc 003): local, global and DRIFT.
 
 ``POST /v1/graphrag/query`` (any mode, AUTO routing) lives in :mod:`.routes`; these expose
-each mode with its own parameters and response shape. Bad input is problem+json: 422 for a
-malformed body, 400 for a blank query or an out-of-range level, 404 for unknown seed entities.
+each mode with its own parameters and response shape. All answer through ``Knotwork.query``
+(one code path: the query cache, and the LLM writing the answer when one is configured).
+Bad input is problem+json: 422 for a malformed body, 400 for a blank query or an
+out-of-range level, 404 for unknown seed entities.
 """
 
 from __future__ import annotations
@@ -25,8 +27,6 @@ from knotwork.domain.models import (
     QueryMode,
     QueryResult,
 )
-from knotwork.domain.timeutil import ensure_utc
-from knotwork.retrieval.config import LocalSearchConfig
 from knotwork.services.api.deps import KW, Group
 
 router = APIRouter()
@@ -148,10 +148,6 @@ def _answer(result: QueryResult) -> dict[str, Any]:
             "reasoning_trace": result.reasoning_trace}
 
 
-def _when(value: datetime | None) -> datetime | None:
-    return ensure_utc(value) if value else None
-
-
 @router.post("/v1/graphrag/local", response_model=LocalResponse)
 def graphrag_local(body: LocalRequest, kw: KW) -> JSONResponse:
     """Entity-centric search: seeds (found, or given), k-hop facts, ranked context."""
@@ -163,10 +159,9 @@ def graphrag_local(body: LocalRequest, kw: KW) -> JSONResponse:
         missing = [s for s in seeds if s not in known]
         if missing:
             raise HTTPException(404, f"unknown seed entity ids: {', '.join(missing[:5])}")
-    engine = kw.engine(group, local_config=LocalSearchConfig(max_hops=body.max_hops))
-    result = engine.local(question, as_of=_when(body.as_of),
-                          max_context_tokens=body.max_context_tokens,
-                          seed_entity_ids=tuple(seeds))
+    result = kw.query(question, group_id=group, mode=QueryMode.LOCAL, as_of=body.as_of,
+                      max_context_tokens=body.max_context_tokens, seed_entity_ids=seeds,
+                      max_hops=body.max_hops)
     chunk_ids = list(dict.fromkeys([c.chunk_id for c in result.citations]
                                    + [e for f in result.facts[:MAX_CHUNKS] for e in f.episodes[-1:]]))
     chunks = kw.runtime.documents.get_chunks(chunk_ids[:MAX_CHUNKS])
