@@ -50,6 +50,28 @@ def test_clause_about_a_team_asks_which_team() -> None:
     assert plan is not None and plan.inner == "Which team maintains the Billing Service?"
 
 
+@pytest.mark.parametrize(
+    ("question", "inner", "outer"),
+    [
+        # the outer question keeps its closing words: "based", "part of", "on"
+        ("Where is the team that maintains the Invoice Renderer based?",
+         "Which team maintains the Invoice Renderer?", "Where is Billing Squad based?"),
+        ("Which division is the team that owns the Tax Gateway part of?",
+         "Which team owns the Tax Gateway?", "Which division is Billing Squad part of?"),
+        ("Which team is the manager of Sanna Virta on?",
+         "Who is the manager of Sanna Virta?", "Which team is Billing Squad on?"),
+        # a lower-case head noun belongs to the name: "the Security team"
+        ("Who does the leader of the Security team report to?",
+         "Who is the leader of the Security team?", "Who does Billing Squad report to?"),
+    ],
+)
+def test_closing_words_stay_with_the_outer_question(question: str, inner: str, outer: str) -> None:
+    plan = decompose(question)
+    assert plan is not None
+    assert plan.inner == inner
+    assert plan.template.format("Billing Squad") == outer
+
+
 @pytest.mark.parametrize("question", ["Who leads Project Atlas?", "The person who leads it?",
                                       "Who is the person who?"])
 def test_simple_questions_are_not_decomposed(question: str) -> None:

@@ -15,24 +15,32 @@ from knotwork.domain.models import QueryMode, QueryResult
 from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.lexical import stem
 from knotwork.retrieval.local import LocalSearch
+from knotwork.retrieval.question import analyze
 
 _NOUN = (r"(?:person|people|one|engineer|employee|manager|lead|team|group|squad|project|"
          r"service|system|company|organization|product|office)")
 _CLAUSE = re.compile(r"\b(?:the|a|an)\s+(?P<noun>" + _NOUN + r")\s+(?:who|that|which|whose)\s+", re.IGNORECASE)
 _TAIL_VERB = re.compile(
     r"\s+(?P<verb>belong(?:s)? to|report(?:s)? to|work(?:s)?(?: (?:at|for|in|on))?|lead|manage|use|own|"
-    r"maintain|sit in|live in|depend on|join(?:ed)?)\s*\??\s*$", re.IGNORECASE)
+    r"maintain|sit in|live in|depend on|join(?:ed)?|(?:based|located|headquartered)(?: in| at)?|"
+    r"(?:a )?part of|(?:a )?member of|under|on|in|at|with)\s*\??\s*$", re.IGNORECASE)
 _WH_FOR = {"team": "Which team", "group": "Which group", "squad": "Which squad",
            "project": "Which project", "service": "Which service", "system": "Which system",
            "company": "Which company", "organization": "Which organization",
            "product": "Which product", "office": "Which office"}
 
 
+# words that end the outer question, not the named thing: "Which team is the lead of X on?"
+_PARTICLES = (r"(?:on|in|at|to|for|of|from|with|under|based|located|headquartered|part|"
+              r"belong|report|work|sit|use|join|joined)")
+# a lower-case head noun that ends a name: "the Security team", "the Billing service"
+_HEADS = (r"(?:team|division|department|group|squad|guild|unit|org|service|system|project|"
+          r"platform|product|office|gateway|api|pipeline)")
 # "Who does the leader of the Security Team report to?": a role of a named thing, nested
 _ROLE_OF = re.compile(
     r"\b(?:the|a|an)\s+(?P<role>[a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2}?)\s+(?:of|for)\s+"
     r"(?P<obj>(?:the\s+)?[A-Z0-9][\w'’&.-]*(?:\s+(?:of\s+)?[A-Z0-9][\w'’&.-]*)*"
-    r"(?:\s+[a-z][a-z-]*(?=\s*\??\s*$))?)")
+    r"(?:\s+" + _HEADS + r"\b|\s+(?!" + _PARTICLES + r"\b)[a-z][a-z-]*(?=\s*\??\s*$))?)")
 _WH_START = re.compile(r"^\s*(?:who|whom|whose|what|which|where|when|how)\b", re.IGNORECASE)
 _NOT_ROLES = frozenset(stem(w) for w in (
     "overview", "summary", "status", "history", "list", "risk", "risks", "theme", "themes", "topic",
@@ -113,13 +121,19 @@ def multi_hop(search: LocalSearch, question: str, *, as_of: datetime | None,
 def _bridge(search: LocalSearch, inner: str, first: QueryResult) -> str | None:
     """The entity the best fact leads to: the end of it the inner question does not name."""
     asked = f" {normalize_name(inner)} "
-    for fact in first.facts[:10]:
+    hints = analyze(inner)
+    found: list[tuple[int, int, str]] = []
+    for rank, fact in enumerate(first.facts[:10]):
         ends = search.entities([fact.source_id, fact.target_id])
         unnamed = [e for e in ends
                    if not any(f" {k} " in asked for k in e.name_keys if not k.startswith("first:"))]
         if len(ends) == 2 and len(unnamed) == 1:
-            return unnamed[0].name
-    return None
+            # a fact of the asked relation with the named end where the question puts it
+            # ("the team of X": X → team) before a neighbour that merely ranked higher
+            named_side = "target" if unnamed[0].id == fact.source_id else "source"
+            fits = fact.type in hints.types and hints.side in (None, named_side)
+            found.append((0 if fits else 1, rank, unnamed[0].name))
+    return min(found)[2] if found else None
 
 
 def _named_bridge(search: LocalSearch, inner: str, first: QueryResult) -> str | None:
