@@ -32,6 +32,7 @@ from knotwork.resolution.lookup import ResolveResult, resolve_mention
 from knotwork.retrieval.answer_writer import AnswerStream
 from knotwork.retrieval.config import LocalSearchConfig
 from knotwork.retrieval.engine import QueryEngine
+from knotwork.retrieval.warm_up import WarmUpReport, warm_up
 from knotwork.runtime import Runtime, open_runtime
 from knotwork.settings import Settings
 
@@ -170,11 +171,16 @@ class Knotwork:
         return run_sync(self._pipeline(group), self._rt.documents, group, source, progress,
                         max_chars=self.settings.max_document_chars)
 
-    def warm_up(self) -> None:
+    def warm_up(self, budget_s: float | None = None) -> WarmUpReport:
         """Load what the first query would otherwise load inside a request: the embedding
-        model and the NER pipeline (the question's names). No store is written."""
+        model and the NER pipeline (the question's names); then local searches about the
+        default tenant's entities for up to ``budget_s`` (default ``settings.warm_up_s``; 0:
+        none), so the stores' first-touch costs are paid before the first user query. No
+        store is written; a failure only ends the warm-up."""
         self._rt.embedder.embed(["warm up"])
         self._rt.extractor.names_in("Who leads Project Atlas?")
+        budget = self.settings.warm_up_s if budget_s is None else budget_s
+        return warm_up(self._rt, self.settings.group, budget)
 
     # ------------------------------------------------------------------ query
     def query(self, question: str, group_id: str | None = None,

@@ -275,7 +275,9 @@ def serve(
         from knotwork.core import Knotwork
 
         assert isinstance(kw, Knotwork)
-        kw.warm_up()  # the models load now, not inside the first request
+        # the models load now, not inside the first request; then up to KNOTWORK_WARM_UP_S
+        # of local searches pay the stores' first-touch costs before the first user query
+        kw.warm_up()
         # ~0.5 M long-lived objects (models, vocabularies): a full collection walks them all
         # (0.3-1 s) and would stall whichever request triggered it; freeze them.
         gc.collect()
