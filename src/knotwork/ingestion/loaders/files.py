@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from knotwork.domain.models import RawDocument, SourceSystem
+from knotwork.ingestion.loaders.dates import document_date
 from knotwork.ingestion.loaders.errors import (
     BINARY_PROBE_BYTES,
     MAX_DOCUMENT_CHARS,
@@ -61,13 +62,17 @@ def _document(file: Path, root: Path) -> RawDocument | None:
     if not content.strip():
         return None
     mtime = datetime.fromtimestamp(file.stat().st_mtime, UTC)
+    # the time the file says it was written beats its mtime (when it was copied)
+    written = document_date(file.name, title, content if suffix in HTML_SUFFIXES else text)
+    if written is not None:
+        metadata["file_mtime"] = mtime.isoformat()
     return RawDocument(
         source_system=SourceSystem.FILE,
         source_id=file.relative_to(root).as_posix(),
         title=title or file.stem,
         content=content,
-        created_at=mtime,
-        modified_at=mtime,
+        created_at=written or mtime,
+        modified_at=written or mtime,
         mime_type=mime_type,
         metadata=metadata,
     )
