@@ -8,6 +8,7 @@ Redis at 127.0.0.1:6379 (own key prefix), the embedded stack, the hashing embedd
 from __future__ import annotations
 
 import secrets
+import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,6 +20,7 @@ from knotwork import Knotwork
 from knotwork.domain.auth import Scope
 from knotwork.domain.models import Document, QueryMode, SourceSystem
 from knotwork.domain.ports import CacheLayer, QueryCache
+from knotwork.infra.cache.redis_cache import RedisCache
 from knotwork.services.api.app import create_app
 from knotwork.services.api.query_hits import HitBodies
 from knotwork.settings import Settings
@@ -174,12 +176,27 @@ def test_auth_and_rate_limits_apply_to_hits(kw: Knotwork) -> None:
         assert _hits(kw) == hits  # refused before the cache was read
 
 
-def test_the_event_loop_path_is_off_unless_asked_for(kw: Knotwork) -> None:
+def test_the_event_loop_path_can_be_turned_off(kw: Knotwork) -> None:
     settings = kw.settings.model_copy(update={"cache_hits_on_event_loop": False})
-    assert Settings().cache_hits_on_event_loop is False  # the default: worker-thread hits
+    assert Settings().cache_hits_on_event_loop is True  # the default: hits on the event loop
     with TestClient(create_app(settings, knotwork=kw)) as client:
         assert client.app.state.cache_reader is None  # type: ignore[attr-defined]
         first = _ask(client)
         hits = _hits(kw)
         assert _ask(client) == first  # a hit all the same, read in the worker thread
         assert _hits(kw) == hits + 1 and _rendered(client) == 0
+
+
+def test_a_failing_event_loop_read_falls_back_and_pauses(kw: Knotwork) -> None:
+    with socket.socket() as s:  # a port nobody listens on: the event loop's Redis is down
+        s.bind(("127.0.0.1", 0))
+        dead = s.getsockname()[1]
+    broken = RedisCache.connect("127.0.0.1", dead).async_reader()
+    assert broken is not None
+    with TestClient(create_app(kw.settings, knotwork=kw)) as client:
+        first = _ask(client)
+        client.app.state.cache_reader = broken  # type: ignore[attr-defined]
+        hits = _hits(kw)
+        assert _ask(client) == first  # answered all the same: the worker thread's hit
+        assert _hits(kw) == hits + 1 and broken.paused
+        assert _ask(client) == first and _hits(kw) == hits + 2  # paused: straight to the thread

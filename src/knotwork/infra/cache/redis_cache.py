@@ -26,7 +26,10 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger(__name__)
 _GROUP = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-_ASYNC_TIMEOUT_S = 2.0  # an event-loop lookup gives up (the caller falls back) after this
+# An event-loop lookup gives up after this (connect or read) and is never retried: the caller
+# answers from its worker-thread path instead. redis-py's default (10 retries, exponential
+# back-off up to 1 s each) would hold the REST API's one-at-a-time hit lock for seconds.
+_ASYNC_TIMEOUT_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,15 @@ class CacheTTLs:
 
     def of(self, layer: CacheLayer) -> int:
         return int(getattr(self, layer.value))
+
+
+def _async_options() -> dict[str, object]:
+    """The asyncio client's options: one attempt, bounded by ``_ASYNC_TIMEOUT_S``."""
+    from redis.asyncio.retry import Retry
+    from redis.backoff import NoBackoff
+
+    return {"decode_responses": True, "socket_timeout": _ASYNC_TIMEOUT_S,
+            "socket_connect_timeout": _ASYNC_TIMEOUT_S, "retry": Retry(NoBackoff(), 0)}
 
 
 def _digest(key: str) -> str:
@@ -65,8 +77,7 @@ class RedisCache:
         import redis.asyncio
 
         return cls(redis.Redis.from_url(url, decode_responses=True),  # type: ignore[arg-type]
-                   async_client=lambda: redis.asyncio.Redis.from_url(
-                       url, decode_responses=True, socket_timeout=_ASYNC_TIMEOUT_S),
+                   async_client=lambda: redis.asyncio.Redis.from_url(url, **_async_options()),
                    **kwargs)
 
     @classmethod
@@ -78,18 +89,21 @@ class RedisCache:
         client = redis.Redis(host=host, port=port, username=username, password=password,
                              decode_responses=True)
         return cls(client, async_client=lambda: redis.asyncio.Redis(  # type: ignore[arg-type]
-            host=host, port=port, username=username, password=password, decode_responses=True,
-            socket_timeout=_ASYNC_TIMEOUT_S),
+            host=host, port=port, username=username, password=password, **_async_options()),
             **kwargs)
 
-    def async_reader(self) -> AsyncCacheReader | None:
-        """Lookups from an event loop over an asyncio connection: the same keys and counts.
-        None when this cache was built around a bare client. The caller closes it."""
+    def async_reader(self, *, pause_s: float = 5.0,
+                     clock: Callable[[], float] | None = None) -> AsyncCacheReader | None:
+        """Lookups from an event loop over an asyncio connection: the same keys and counts;
+        after a failure it leaves Redis alone for ``pause_s``. None when this cache was built
+        around a bare client. The caller closes it."""
         if self._async_client is None:
             return None
         from knotwork.infra.cache.async_reader import AsyncCacheReader
 
-        return AsyncCacheReader(self, self._async_client())
+        if clock is None:
+            return AsyncCacheReader(self, self._async_client(), pause_s=pause_s)
+        return AsyncCacheReader(self, self._async_client(), pause_s=pause_s, clock=clock)
 
     # ------------------------------------------------------------------ keys
     def _base(self, group_id: str) -> str:

@@ -5,7 +5,9 @@
 with the app's :class:`AsyncCacheReader`. A hit is rendered like a computed answer; the body is
 kept (:class:`HitBodies`) with the cached text it came from, so the next hit on unchanged text
 is sent without decoding and rendering again. Every hit still reads Redis, so an invalidated
-or expired answer is never served from here.
+or expired answer is never served from here. A Redis read that fails is not retried and pauses
+this path for a few seconds (:class:`AsyncCacheReader`): hits are answered one at a time, so
+retries with back-off there would hold up every hit behind them.
 """
 
 from __future__ import annotations
@@ -64,6 +66,8 @@ async def cached_response(request: Request, entry: tuple[str, str] | None,
     reader = getattr(request.app.state, "cache_reader", None)
     bodies = getattr(request.app.state, "hit_bodies", None)
     if entry is None or not isinstance(reader, AsyncCacheReader) or not isinstance(bodies, HitBodies):
+        return None
+    if reader.paused:  # Redis failed a moment ago: the worker-thread path answers meanwhile
         return None
     async with bodies.turn:
         return await _hit(reader, bodies, entry, options, render)
