@@ -230,3 +230,39 @@ def test_labelled_list_items_name_the_lead_or_manager(rel: Any) -> None:
         ("Dana Lee", R.LEADS, "Project Kestrel")}
     assert rel("Payments team, manager: Omar Haddad.") == {
         ("Omar Haddad", R.MANAGES, "Payments team")}
+
+
+def test_a_system_named_with_lower_case_words_and_its_handover(rel: Any) -> None:
+    found = rel("Deepak Iyer reports to Marta Kowalski and owns the Orion ingestion service.")
+    assert ("Deepak Iyer", R.OWNS, "Orion ingestion service") in found
+    assert ("Deepak Iyer", R.REPORTS_TO, "Marta Kowalski") in found
+    found = rel("Hana Sato took over the Orion ingestion service from Deepak Iyer.")
+    assert ("Hana Sato", R.OWNS, "Orion ingestion service") in found
+    found = rel("Sofia Reyes takes over the on-call rotation for the Billing service.")
+    assert not any(t is R.OWNS for _, t, _ in found)  # on-call is no ownership
+
+
+def test_a_technology_with_a_system_word_stays_the_technology(rel: Any) -> None:
+    found = rel("The Orders API depends on the Kafka cluster.")
+    assert ("Orders API", R.DEPENDS_ON, "Kafka") in found
+
+
+def test_a_title_with_a_modifier_names_the_manager_or_lead(rel: Any) -> None:
+    found = rel("Marta Kowalski is the engineering manager of the Data Platform team.")
+    assert ("Marta Kowalski", R.MANAGES, "Data Platform team") in found
+    found = rel("Lina Berg is the product owner for Project Atlas.")
+    assert ("Lina Berg", R.LEADS, "Project Atlas") in found
+
+
+def test_a_team_listing_its_people(rel: Any) -> None:
+    found = rel("The Data Platform team now has four engineers: Hana Sato, Tom Becker, "
+                "Ines Duarte and Raj Patel.")
+    members = {s for s, t, o in found if t is R.MEMBER_OF and o == "Data Platform team"}
+    assert members == {"Hana Sato", "Tom Becker", "Ines Duarte", "Raj Patel"}
+
+
+def test_moving_from_one_team_to_another_is_membership_of_the_second(rel: Any) -> None:
+    found = rel("Effective July 26, 2024, Tariq Tran moves from the Fraud Team to the Search Team.")
+    assert ("Tariq Tran", R.MEMBER_OF, "Search Team") in found
+    found = rel("On May 2 the Edge Team relocated from Berlin to Lisbon.")
+    assert ("Edge Team", R.LOCATED_IN, "Lisbon") in found

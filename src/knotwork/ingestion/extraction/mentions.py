@@ -141,10 +141,20 @@ _TEAM_LOWER_RE = re.compile(  # also at a line or table cell start ("Team: Payme
     r"(?:\b(?:[Tt]he|[Oo]ur|[Tt]heir|[Yy]our|a|[Mm]y)\s+|(?:^|(?<=[:;|(]))[ \t]*)("
     + _LEAD_STOP + r"(?:" + _CAP + r"\s+){1,3}"
     r"(?:team|squad|guild|tribe|chapter|department|division|group|crew))\b", re.MULTILINE)
+# "the Orion ingestion service", "our Billing service": capitalised words, at most two
+# lower-case descriptors, then a lower-case system word, after a determiner
+_SYSTEM_LOWER_RE = re.compile(
+    r"\b(?:[Tt]he|[Oo]ur|[Tt]heir|[Yy]our|[Mm]y|[Ii]ts)\s+("
+    + _LEAD_STOP + r"(?:" + _CAP + r"\s+){1,3}"
+    r"(?:(?!(?:and|or|of|to|for|in|on|with|the|a|an|is|was|are|were|will|has|had|team|squad|"
+    r"group)\b)[a-z][a-z-]+\s+){0,2}"
+    r"(?:service|microservice|platform|api|pipeline|gateway|portal|app|dashboard|cluster|"
+    r"database|engine|library|sdk|bot|registry|console|system|framework|warehouse|proxy))\b")
 _POSSESSIVE = re.compile(r"['’]s\s")  # "Ana's team" is Ana's, not a team named so
 _SHAPED = ((_TEAM_RE, EntityType.ORGANIZATION, "TEAM", 0.92),
            (_TEAM_LOWER_RE, EntityType.ORGANIZATION, "TEAM", 0.92),
            (_SYSTEM_RE, EntityType.PRODUCT, "SYSTEM", 0.88),
+           (_SYSTEM_LOWER_RE, EntityType.PRODUCT, "SYSTEM", 0.88),
            (_COMPANY_RE, EntityType.ORGANIZATION, None, 0.9))
 
 
@@ -162,6 +172,11 @@ def _one_line(m: Mention) -> Mention | None:
                    m.subtype, m.refers_to, m.votes)
 
 
+def _names_a_technology(name: str) -> bool:
+    capitalised = " ".join(w for w in name.split() if w[:1].isupper())
+    return capitalised in TECHNOLOGIES or any(w in TECHNOLOGIES for w in capitalised.split())
+
+
 def rule_mentions(text: str) -> list[Mention]:
     """Name shapes statistical NER misses or mistypes in enterprise text."""
     return [k for k in map(_one_line, _rule_mentions(text)) if k is not None]
@@ -176,6 +191,8 @@ def _rule_mentions(text: str) -> list[Mention]:
                            EntityType.PRODUCT, 0.9, "rule", "PROJECT", refers_to=f"Project {m.group(1)}"))
     for regex, etype, subtype, confidence in _SHAPED:
         for m in regex.finditer(text):
+            if regex is _SYSTEM_LOWER_RE and _names_a_technology(m.group(1)):
+                continue  # "the Kafka cluster" is Kafka
             if _plausible(m.group(1)) and not (subtype == "TEAM" and _POSSESSIVE.search(m.group(1))):
                 out.append(Mention(m.start(1), m.end(1), m.group(1), etype, confidence, "rule", subtype))
     for m in _CODE_IN_TEXT.finditer(text):

@@ -82,16 +82,20 @@ PATTERNS: tuple[Pattern, ...] = (
     # change language: "took over the Payments team" (a team or project: leading it)
     _p(R.LEADS, r"\b(?:took|takes|take|taking) over\b", src={P}, tgt={O}),
     _p(R.LEADS, r"\b(?:took|takes|take|taking) over\b", tgt_sub={"PROJECT"}),
+    # "Hana took over the Orion ingestion service (from Deepak)": she owns it now
+    _p(R.OWNS, r"\b(?:took|takes|take|taking) over\b(?!.*\b(?:on[- ]?call|rotation|support|pager)\b)", src={P}, tgt_sub={"SYSTEM"}),
+    # a team and its people listed: "the Data team now has four engineers: Hana, Tom and Raj"
+    _p(R.MEMBER_OF, r"\b(?:has|have|had|includes?|included|comprises?|consists? of|(?:is|are|was) made up of|welcomes?d?)\s+(?:now\s+)?(?:[\w-]+\s+){0,2}(?:engineers?|members?|people|developers?|designers?|analysts?|scientists?|staff|folks|ics?)?\s*(?::|\bincluding\b)?\s*$", reverse=True, src={P}, tgt={O}),
     _p(R.ACQUIRED, r"\b(?:acquir(?:e|es|ed|ing)|bought|purchased)\b"),
     _p(R.INVESTED_IN, r"\binvest(?:s|ed|ing|ment)? in\b|\bfunded\b|\bbacked\b"),
     _p(R.MEMBER_OF, r"\b(?:is|are|was|were|became)\s+(?:a\s+)?(?:member|part)\s+of\b|\bbelongs? to\b|\b(?:team|squad|department|group):\s*$", src={P}),
     _p(R.WORKS_AT, r"\b(?:work(?:s|ed|ing)?|employed|hired)\s+(?:at|for|by)\b|\bjoin(?:s|ed|ing)?\b|\b(?:company|employer|organization):\s*$", src={P}, tgt={O}, tgt_sub=_NOT_TEAM),
     _p(R.MEMBER_OF, r"\b(?:work(?:s|ed|ing)?)\s+(?:at|for|in|on)\b|\bjoin(?:s|ed|ing)?\b|\bon the\s*$|\bin the\s*$|\b(?:is|am|are|'m|’m)\s+(?:now\s+)?on\s*$|\bmov(?:e|es|ed|ing)\b(?:\s+\S+){0,4}\s+to(?: the)?\s*$|\btransferr(?:ed|ing) to\b", src={P}, tgt={O}),
     _p(R.WORKS_AT, r"\bjoin(?:s|ed|ing)?\b|\b(?:is|was)\s+(?:a|an|the)\s+[\w\s/-]{1,40}\b(?:at|of|with)\s*$|^,\s*(?:a|an|the|our)?\s*[\w\s/-]{1,40}\b(?:at|of)\s*$", src={P}, tgt={O}),
-    _p(R.LEADS, r"\blead(?:s|ing)?\b|\bled\b|\bheads?\b|\bheaded\b|\bruns\b|\brunning\b|\bdrives\b|\bdriving\b|\bin charge of\b|\b(?:is|was|as)\s+(?:the\s+)?(?:tech(?:nical)?\s+)?(?:lead|leader|head|owner|dri|project manager)\s+(?:of|for|on)\b|\b(?:lead|owner|dri):\s*$", src={P}),
-    _p(R.MANAGES, r"\bmanag(?:e|es|ed|ing)\b|\bovers(?:ee|ees|aw|eeing)\b|\bsupervis\w+\b|\b(?:is|was)\s+(?:the\s+)?(?:manager|director|vp|head)\s+(?:of|for)\b", src={P}),
+    _p(R.LEADS, r"\blead(?:s|ing)?\b|\bled\b|\bheads?\b|\bheaded\b|\bruns\b|\brunning\b|\bdrives\b|\bdriving\b|\bin charge of\b|\b(?:is|was|as)\s+(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:lead|leader|head|owner|dri|project manager)\s+(?:of|for|on)\b|\b(?:lead|owner|dri):\s*$", src={P}),
+    _p(R.MANAGES, r"\bmanag(?:e|es|ed|ing)\b|\bovers(?:ee|ees|aw|eeing)\b|\bsupervis\w+\b|\b(?:is|was)\s+(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:manager|director|vp|head)\s+(?:of|for)\b", src={P}),
     _p(R.LEADS, r"\blead(?:s|ing)?\b|\bled\b|\bdrives\b"),
-    _p(R.LEADS, r"\bowns the\b", src={P}),  # a person owning a project leads it; a team owns it
+    _p(R.LEADS, r"\bowns the\b", src={P}, tgt_sub={None, "PROJECT", "TEAM"}),  # a person owning a project leads it; a team owns it
     _p(R.OWNS, r"\bowns?\b|\bowned\b|\bis (?:the )?owner of\b|\bresponsible for\b|\bowner:\s*$"),
     _p(R.LOCATED_IN, r"\b(?:located|based|sits?|situated|lives?|living|hosted|deployed|runs?|office is|offices are|relocat\w+|mov\w+) (?:in|to)\b|\bin\s*$|\b(?:location|office|city|site|country|region|based in|based|home office|hub|town|campus|workplace|work location)\s*:\s*$", tgt={L}),
     _p(R.COLLABORATED_WITH, r"\b(?:collaborat\w*|partner\w*|pair(?:s|ed|ing)?|team(?:s|ed)? up|work(?:s|ed|ing)? (?:closely |together )?)\s*with\b|\band\b.*\btogether\b"),
@@ -104,6 +108,8 @@ PATTERNS: tuple[Pattern, ...] = (
 _TEAMS_OF = re.compile(r"^(?:'s|’s)\s+(?:[\w-]+\s+)?(?:team|squad|group|department|org|tribe)\s+[a-z]")
 _NEW_CLAUSE = re.compile(r"(?:[,;]|\band\b|\bbut\b)[^,;]{0,30}?\b(?:we|they|he|she|i|you|it)\b"
                          r"(?!\s*(?:'s|’s|,|\)))")
+_MOVE_FROM = re.compile(r"\s+from(?:\s+the)?\s*$")
+_MOVE_TO = re.compile(r"^\s*(?:to|into|onto)(?:\s+the)?\s*$")
 _LIST_SEP = re.compile(r"^\s*(?:,|,?\s*and|,?\s*or|&|/)\s*$")
 _MAX_GAP_TOKENS = 14
 
@@ -200,6 +206,9 @@ def classify(gap: str, left: Mention, right: Mention) -> tuple[RelationType, boo
                 inner := _INNER_CONJ.search(parts[-1])) is not None:
             # "Diego remains <Android> chapter lead and will report to Svetlana"
             lowered_for_match = parts[-1][inner.end():]
+        elif len(parts) == 2 and _MOVE_FROM.search(parts[0]) and _MOVE_TO.match(parts[1]):
+            # "Ana moves from <the Fraud Team> to the Search Team": where she moves to
+            lowered_for_match = _MOVE_FROM.sub(" to the", parts[0])
         elif parts[-1].strip() == "(":
             return None  # "Jonas (Legal), Priya (Data)": the parenthesis is about Priya
         elif all(_LIST_SEP.match(p) for p in parts[:-1]):
