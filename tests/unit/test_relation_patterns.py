@@ -266,3 +266,12 @@ def test_moving_from_one_team_to_another_is_membership_of_the_second(rel: Any) -
     assert ("Tariq Tran", R.MEMBER_OF, "Search Team") in found
     found = rel("On May 2 the Edge Team relocated from Berlin to Lisbon.")
     assert ("Edge Team", R.LOCATED_IN, "Lisbon") in found
+
+
+def test_place_labels_stack_lists_and_belonging(rel: Any) -> None:
+    found = rel("Person: Klaus Fischer; Role: Engineering Manager; Location: Berlin")
+    assert ("Klaus Fischer", R.LOCATED_IN, "Berlin") in found
+    found = rel("Cartwheel API: Go, Redis, PostgreSQL")
+    assert {("Cartwheel API", R.USES, "Redis"), ("Cartwheel API", R.USES, "PostgreSQL")} <= found
+    found = rel("Reminder: the Promotions service belongs to the Growth team.")
+    assert ("Growth team", R.OWNS, "Promotions service") in found

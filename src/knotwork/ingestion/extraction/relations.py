@@ -78,6 +78,10 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(R.DEPENDS_ON, r"\b(?:depends?|depending|depended|relies|rely|relying|relied) (?:heavily |directly |entirely )?on\b|\bdependent on\b|\brequires?\b|\bcalls\b|\bconsumes?\b|\b(?:reads|pulls|consumes|fetches|loads)(?:\s+\w+){0,3}\s+from\b|\b(?:writes|publishes|sends|pushes)(?:\s+\w+){0,2}\s+to\b|\bintegrates? with\b|\bgoes through\b|\bbacked by\b"),
     # a stack list in parentheses: "Cart Service (Java, Spring Boot, PostgreSQL)"
     _p(R.USES, r"^\s*\(\s*$", src={EntityType.PRODUCT}, tgt={EntityType.TECHNOLOGY}),
+    # or after a colon: "Cartwheel API: Go, Redis, PostgreSQL"
+    _p(R.USES, r"^\s*:\s*(?:[\w.+#/-]+(?:\s+[\w.+#/-]+)?\s*,\s*){0,5}$", src={EntityType.PRODUCT}, tgt={EntityType.TECHNOLOGY}),
+    # "the Promotions service belongs to the Growth team": the team owns it
+    _p(R.OWNS, r"\bbelongs?\s+to\b", reverse=True, src={O, P}, tgt_sub={"SYSTEM", "PROJECT"}),
     _p(R.USES, r"\bbuilt (?:on top of|on|with|using|in)\b|\b(?:written|implemented) in\b|\bstored in\b|\b(?:runs|running|hosted) on\b|\bpowered by\b", tgt={EntityType.TECHNOLOGY, EntityType.PRODUCT}),
     # change language: "took over the Payments team" (a team or project: leading it)
     _p(R.LEADS, r"\b(?:took|takes|take|taking) over\b", src={P}, tgt={O}),
