@@ -31,7 +31,8 @@ def fact(src: str, tgt: str, rtype: RelationType, text: str, valid_at: datetime)
 @pytest.mark.parametrize("sentence", [
     "Atlas is now led by Lee.", "Lee took over Atlas from Dana.", "Lee replaced Dana as lead of Atlas.",
     "Priya moved to the Search Team.", "Lee is the new lead for Atlas.", "Dana no longer runs Atlas.",
-    "From today the Billing Service is owned by the Core Team.", "Lee succeeds Dana on Atlas."])
+    "From today the Billing Service is owned by the Core Team.", "Lee succeeds Dana on Atlas.",
+    "Effective May 1, Priya moves from the Payments Team to the Search Team."])
 def test_change_language(sentence: str) -> None:
     assert states_change(sentence)
 

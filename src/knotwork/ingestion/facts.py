@@ -32,6 +32,7 @@ CHANGE_LANGUAGE = re.compile(
     r"lives|sits|part)\b|\breplac(?:e|es|ed|ing)\b|\bsucceed(?:s|ed|ing)?\b|"
     r"\bhand(?:s|ed|ing)?\s+(?:it\s+|\w+\s+)?over\b|\bmov(?:e|es|ed|ing)\s+(?:\w+\s+){0,3}to\b|"
     r"\btransferr(?:ed|ing)\s+to\b|\brelocat\w+\b|\bno\s+longer\b|"
+    r"\b(?:mov(?:e|es|ed|ing)|transferr?(?:s|ed|ing)?|switch(?:es|ed|ing)?)\s+from\b|"
     r"\bnew\s+(?:lead|owner|manager|head|home)\b|\bfrom\s+(?:today|now\s+on)\b|"
     r"\bstep(?:s|ped)?\s+(?:down|in)\b|\btakes?\s+the\s+helm\b|\binstead\s+of\b",
     re.IGNORECASE)
@@ -73,15 +74,21 @@ def same_fact(a: Fact, b: Fact) -> bool:
 
 
 def merge_into(existing: Fact, new: Fact) -> Fact:
-    """The same fact seen again: append its episodes, keep the earliest validity."""
+    """The same fact seen again: append its episodes, keep the earliest validity; a sighting
+    that says it ended ("moves from the Fraud Team") ends an open one."""
     episodes = list(dict.fromkeys([*existing.episodes, *new.episodes]))
     valid_at = existing.valid_at
     if new.valid_at is not None and (valid_at is None or new.valid_at < valid_at):
         valid_at = new.valid_at
+    invalid_at = existing.invalid_at
+    if invalid_at is None and new.invalid_at is not None and (
+            valid_at is None or new.invalid_at > valid_at):
+        invalid_at = new.invalid_at
     boost = 0.05 * (len(episodes) - len(existing.episodes))
     return existing.model_copy(update={
         "episodes": episodes,
         "valid_at": valid_at,
+        "invalid_at": invalid_at,
         "confidence": min(1.0, max(existing.confidence, new.confidence) + boost),
     })
 

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from knotwork.domain.ids import stable_id
 from knotwork.domain.models import Entity, EntityMention, Episode, Fact
+from knotwork.ingestion.extraction.change import relation_ended
 from knotwork.ingestion.extraction.temporal import validity
 from knotwork.ingestion.extraction.types import ChunkExtraction, LocalEntity
 from knotwork.ingestion.facts import contradictions, fact_id, merge_into, same_fact
@@ -149,7 +150,10 @@ class BatchBuilder:
                 if src == tgt:
                     continue
                 valid_at, invalid_at = validity(rel.fact, episode.valid_at)
-                if valid_at is None and invalid_at is not None and invalid_at <= episode.valid_at:
+                if relation_ended(episode.content, rel, ex.entities):
+                    # "moves from the Fraud Team to …", "replacing Katarina": held until then
+                    valid_at, invalid_at = None, invalid_at or valid_at or episode.valid_at
+                elif valid_at is None and invalid_at is not None and invalid_at <= episode.valid_at:
                     valid_at = None  # "worked there until 2023": the start is unknown
                 else:
                     valid_at = valid_at or episode.valid_at
