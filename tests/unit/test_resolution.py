@@ -70,6 +70,21 @@ def test_even_a_perfect_context_cannot_merge_an_identity_conflict() -> None:
     assert decision.kind is DecisionKind.NEW
 
 
+@pytest.mark.parametrize(("mention", "known"), [("Routing Team", "Routing Platform Team"),
+                                                ("Ads Core Team", "Ads Team"),
+                                                ("Payments API Team", "Payments Team")])
+def test_a_sibling_team_with_another_qualifier_never_merges(mention: str, known: str) -> None:
+    vec = np.ones(8, dtype=np.float32) / np.sqrt(8)  # even in the very same context
+    store = MemoryCandidates()
+    store.add(CandidateRecord(id="t", name=known, type=EntityType.ORGANIZATION, embedding=vec))
+    decision = Resolver().resolve(MentionQuery(mention, EntityType.ORGANIZATION, embedding=vec), [store])
+    assert decision.kind is DecisionKind.NEW
+    # the same team written another way still merges
+    same = Resolver().resolve(MentionQuery(f"the {known.replace('Team', 'team')}",
+                                           EntityType.ORGANIZATION, embedding=vec), [store])
+    assert same.kind is not DecisionKind.NEW
+
+
 def test_name_forms() -> None:
     assert parse_person("Smith, Robert").tokens == ("robert", "smith")
     assert parse_person("@m.oneill").tokens == ("m", "oneill")

@@ -172,6 +172,29 @@ def identity_conflict(a: str, b: str) -> bool:
     return given_similarity(pa.given, pb.given) is None
 
 
+# the kind word a team's or system's name ends with: "Routing Team", "Tax Service"
+_KIND_HEADS = frozenset({"team", "squad", "group", "guild", "tribe", "chapter", "department",
+                         "division", "unit", "org", "service", "system", "gateway", "api",
+                         "platform", "pipeline", "app", "project", "program", "office"})
+
+
+def qualifier_conflict(a: str, b: str) -> bool:
+    """Two names of one kind whose qualifiers differ: "Routing Team" / "Routing Platform
+    Team", "Ads Team" / "Ads Core Team" are two teams, whatever the embedding says. Same
+    head word, and one side has a content word the other lacks (a typo is not a word)."""
+    ta, tb = normalize_name(a).split(), normalize_name(b).split()
+    if len(ta) < 2 or len(tb) < 2 or ta[-1] != tb[-1] or ta[-1] not in _KIND_HEADS:
+        return False
+    qa, qb = ta[:-1], tb[:-1]
+
+    def missing(xs: list[str], ys: list[str]) -> bool:
+        return any(not any(x.rstrip("s") == y.rstrip("s") or (len(x) > 4 and generic_similarity(x, y) >= 0.9)
+                           for y in ys)
+                   for x in xs)
+
+    return missing(qa, qb) or missing(qb, qa)
+
+
 def embedding_score(config: ResolutionConfig, cosine: float) -> float:
     span = config.embedding_ceiling - config.embedding_floor
     if span <= 0:
@@ -218,6 +241,11 @@ def score_candidate(config: ResolutionConfig, query: MentionQuery,
         # one of the candidate's full names is a different person's name to this mention
         # (Alexander vs an alias Alexandra): never a merge on a nickname bridge
         score, level = min(score, config.ambiguity_threshold - 0.01), "conflicting name"
+    elif not person and any(qualifier_conflict(q, c) for q in query.names for c in candidate.names) \
+            and not any(name_similarity(q, c, False, query.type or candidate.type) >= 1.0
+                        for q in query.names for c in candidate.names):
+        # "Routing Team" vs "Routing Platform Team": a sibling team, never merged on looks
+        score, level = min(score, config.ambiguity_threshold - 0.01), "different qualifier"
     extra: dict[str, float] = {}
     if config.attributes.comparisons and query.properties and candidate.properties:
         results = compare_all(config.attributes, query.properties, candidate.properties, best)
