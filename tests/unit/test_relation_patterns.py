@@ -275,3 +275,12 @@ def test_place_labels_stack_lists_and_belonging(rel: Any) -> None:
     assert {("Cartwheel API", R.USES, "Redis"), ("Cartwheel API", R.USES, "PostgreSQL")} <= found
     found = rel("Reminder: the Promotions service belongs to the Growth team.")
     assert ("Growth team", R.OWNS, "Promotions service") in found
+
+
+def test_a_group_including_a_team_or_a_team_falling_under_one(rel: Any) -> None:
+    assert ("Payments API Team", R.MEMBER_OF, "Platform Division") in rel(
+        "The Platform Division includes the Payments API Team.")
+    assert ("Risk Team", R.MEMBER_OF, "Trust Division") in rel(
+        "Organisationally, the Risk Team falls under the Trust Division.")
+    assert ("Risk Team", R.MEMBER_OF, "Trust Division") in rel(
+        "The Risk Team is one of the teams of the Trust Division.")

@@ -54,7 +54,10 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(R.INVESTED_IN, r"\b(?:funded|backed)(?:\s+(?!by\b)[\w-]+){0,3}\s+by\b(?:\s+(?:the|our|their|a|an|its|his|her))?\s*$", reverse=True),
     _p(R.LEADS, r"(?:'s|’s)\s+(?:tech(?:nical)? )?(?:lead|leader|owner|dri|pm)\s+(?:is|was)\b", reverse=True),
     # a team inside a larger group: "the Search Team is part of / reports into the Platform Group"
-    _p(R.MEMBER_OF, r"\b(?:is|are|was|were)\s+(?:now\s+)?(?:a\s+)?part of\b|\bbelongs? to\b|\bsits? (?:under|within|inside|in)\b|\breport(?:s|ed|ing)?\s+(?:in)?to\b", src={O}, tgt={O}),
+    _p(R.MEMBER_OF, r"\b(?:is|are|was|were)\s+(?:now\s+)?(?:a\s+)?part of\b|\bbelongs? to\b|\bsits? (?:under|within|inside|in)\b|\breport(?:s|ed|ing)?\s+(?:in)?to\b"
+                    r"|\bfall(?:s|en)?\s+(?:under|within)\b|\bfell\s+(?:under|within)\b|\bone\s+of\s+the\s+(?:teams|groups|squads|units|departments)\s+(?:of|in)\b", src={O}, tgt={O}),
+    # "the Platform Division includes the Payments Team": the team is part of the division
+    _p(R.MEMBER_OF, r"\b(?:includes?|included|contains?|contained|comprises?|comprised|consists?\s+of)(?:\s+the)?\s*$", reverse=True, src={O}, tgt={O}),
     _p(R.REPORTS_TO, r"\breport(?:s|ed|ing)?\s+(?:directly\s+)?(?:in)?to\b|\bunder\b", src={P}),
     _p(R.REPORTS_TO, r"(?:'s|’s)\s+(?:direct report|report)\b", reverse=True, src={P}, tgt={P}),
     # "Ana's squad (Payments)", "Ana's team, Payments": the person's team
