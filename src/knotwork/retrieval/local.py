@@ -94,7 +94,7 @@ class LocalSearch:
         """(the words, the entity) for each known entity the question names (name, alias or
         first name), longest words first."""
         surfaces = question_keys(question)
-        found = self.find_by_keys(list(surfaces))
+        found = unshadowed(self.find_by_keys(list(surfaces)), surfaces)
         out: list[tuple[str, Entity]] = []
         for entity in found:
             words = [surfaces[k] for k in entity.name_keys if k in surfaces]
@@ -103,9 +103,9 @@ class LocalSearch:
         return sorted(out, key=lambda we: (-len(we[0]), we[1].name))
 
     def seed_entities(self, question: str, qvec: Sequence[float]) -> dict[str, tuple[Entity, float]]:
-        keys = set(question_keys(question))
+        keys = question_keys(question)
         seeds: dict[str, tuple[Entity, float]] = {}
-        named = self.find_by_keys(list(keys))
+        named = unshadowed(self.find_by_keys(list(keys)), keys)
         for entity in named:
             exact = any(k in keys for k in entity.name_keys if not k.startswith("first:"))
             seeds[entity.id] = (entity, 1.0 if exact else 0.8)
@@ -353,6 +353,23 @@ def _continues(sentence: str) -> bool:
     """A short sentence that refers back to the one before it (a pronoun, "the migration",
     a "Decided by …" fragment): the two are a unit an answer may need both halves of."""
     return len(sentence.split()) <= _FOLLOW_UP_MAX_WORDS and bool(_FOLLOW_UP.match(sentence))
+
+
+def unshadowed(found: Sequence[Entity], surfaces: dict[str, str]) -> list[Entity]:
+    """Drop people matched by a given name only when those words are part of another
+    entity's full name in the question: "Jasmine Colombo" is not also every other Jasmine."""
+    full = [surfaces[k] for e in found for k in e.name_keys
+            if not k.startswith("first:") and k in surfaces]
+
+    def shadowed(entity: Entity) -> bool:
+        if any(k in surfaces for k in entity.name_keys if not k.startswith("first:")):
+            return False
+        words = [surfaces[k] for k in entity.name_keys if k.startswith("first:") and k in surfaces]
+        return bool(words) and all(
+            any(w != f and re.search(rf"(?<!\w){re.escape(w)}(?!\w)", f) for f in full)
+            for w in words)
+
+    return [e for e in found if not shadowed(e)]
 
 
 def question_keys(question: str) -> dict[str, str]:
