@@ -39,6 +39,31 @@ def _shared_model() -> SentenceTransformer:
     return model
 
 
+def length_batches(lengths: Sequence[int], max_rows: int, slack: float = 1.1) -> list[list[int]]:
+    """Indices grouped into model batches of similar length, shortest first.
+
+    A batch is padded to its longest text, and the padded positions cost as much model work
+    as real ones. Sorting by characters and cutting every ``max_rows`` (what
+    ``SentenceTransformer.encode`` does) padded ingestion's mixed texts by 28% (passages) to
+    79% (entity and fact texts); here a batch closes before its padded size (rows × longest)
+    would exceed ``slack`` × its real word pieces, or at ``max_rows`` rows.
+    """
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    batches: list[list[int]] = []
+    current: list[int] = []
+    real = 0
+    for i in order:
+        n = max(1, lengths[i])
+        if current and (len(current) >= max_rows or n * (len(current) + 1) > slack * (real + n)):
+            batches.append(current)
+            current, real = [], 0
+        current.append(i)
+        real += n
+    if current:
+        batches.append(current)
+    return batches
+
+
 class MiniLMEmbedder:
     """Batched, unit-normalised embeddings. The model loads on first use."""
 
@@ -58,6 +83,13 @@ class MiniLMEmbedder:
         if self._model is None:
             self._model = _shared_model()
         return self._model
+
+    def _batches(self, texts: Sequence[str]) -> list[list[int]]:
+        """:func:`length_batches` over the texts' word-piece counts (as the model truncates)."""
+        model = self._load()
+        ids = model.tokenizer(list(texts), truncation=True, max_length=model.max_seq_length,
+                              add_special_tokens=True)["input_ids"]
+        return length_batches([len(i) for i in ids], self._batch_size)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
@@ -102,9 +134,7 @@ class MiniLMEmbedder:
         model = self._load()
         transformer = model[0].auto_model
         out: list[tuple[np.ndarray, tuple[np.ndarray, np.ndarray]] | None] = [None] * len(texts)
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # little padding
-        for at in range(0, len(order), self._batch_size):
-            rows = order[at : at + self._batch_size]
+        for rows in self._batches(texts):  # little padding
             enc = model.tokenizer([texts[i] for i in rows], padding=True, truncation=True,
                                   max_length=model.max_seq_length, return_tensors="pt",
                                   return_offsets_mapping=True)
@@ -125,11 +155,15 @@ class MiniLMEmbedder:
 
     def _encode(self, texts: list[str]) -> list[np.ndarray]:
         model = self._load()
-        vectors = model.encode(
-            texts,
-            batch_size=self._batch_size,
-            normalize_embeddings=True,
-            show_progress_bar=False,
-            convert_to_numpy=True,
-        )
-        return list(vectors.astype(np.float32))
+        out: list[np.ndarray] = [np.empty(0, dtype=np.float32)] * len(texts)
+        for rows in self._batches(texts):
+            vectors = model.encode(
+                [texts[i] for i in rows],
+                batch_size=len(rows),
+                normalize_embeddings=True,
+                show_progress_bar=False,
+                convert_to_numpy=True,
+            )
+            for i, vector in zip(rows, vectors.astype(np.float32), strict=True):
+                out[i] = vector
+        return out
