@@ -117,4 +117,17 @@ def test_confluence_pages_exported_with_a_view_body(tmp_path: Path) -> None:
 
     (document,) = load_path(tmp_path).documents
 
-    assert document.content == "Lee Wong leads Atlas."
+    assert document.content == "Page 5\n\nLee Wong leads Atlas."
+
+
+def test_a_page_title_heads_its_text_once(tmp_path: Path) -> None:
+    body = "<h1>Q1 Risk Register</h1><p>Risk: capacity.</p>"
+    _write_json(tmp_path / "a.json", _page("6", title="Q1 Risk Register",
+                                            body={"storage": {"value": body}}))
+    _write_json(tmp_path / "b.json", _page("7", title="Notifications Hub",
+                                            body={"storage": {"value": "<p>Owner: Messaging</p>"}}))
+
+    pages = {d.source_id: d.content for d in load_path(tmp_path).documents}
+
+    assert pages["6"].count("Q1 Risk Register") == 1
+    assert pages["7"] == "Notifications Hub\n\nOwner: Messaging"

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from knotwork.domain.models import EntityType
 from knotwork.ingestion.extraction.given_names import is_given_name
+from knotwork.ingestion.extraction.label_mentions import label_mentions
 from knotwork.ingestion.extraction.lexicon import (
     COMPANY_SUFFIXES,
     FUNCTION_WORDS,
@@ -150,13 +151,6 @@ _SYSTEM_LOWER_RE = re.compile(
     r"group)\b)[a-z][a-z-]+\s+){0,2}"
     r"(?:service|microservice|platform|api|pipeline|gateway|portal|app|dashboard|cluster|"
     r"database|engine|library|sdk|bot|registry|console|system|framework|warehouse|proxy))\b")
-# the value of a place label in a labelled line or table cell: "Location: Berlin",
-# "Office: São Paulo; Team: …" (statistical NER often misses names out of a sentence)
-_LABELLED_PLACE_RE = re.compile(
-    r"(?:^|(?<=[;|(]))[ \t]*(?:[-*•][ \t]*)?(?i:location|office|city|based in|home office|"
-    r"site|country|hq|headquarters|work location)[ \t]*:[ \t]*"
-    r"([A-Z][\w.'’-]*(?:[ -](?:[A-Z][\w.'’-]*|de|do|da|del|la|le|am|upon|on|sur))"
-    r"{0,3})[ \t]*(?=$|[;|),/])", re.MULTILINE)
 _POSSESSIVE = re.compile(r"['’]s\s")  # "Ana's team" is Ana's, not a team named so
 _SHAPED = ((_TEAM_RE, EntityType.ORGANIZATION, "TEAM", 0.92),
            (_TEAM_LOWER_RE, EntityType.ORGANIZATION, "TEAM", 0.92),
@@ -200,13 +194,13 @@ def _rule_mentions(text: str) -> list[Mention]:
         for m in regex.finditer(text):
             if regex is _SYSTEM_LOWER_RE and _names_a_technology(m.group(1)):
                 continue  # "the Kafka cluster" is Kafka
+            if regex is _TEAM_LOWER_RE and text.startswith(":", m.end(1)):
+                continue  # "Owning team: Messaging": a label, not a team's name
             if _plausible(m.group(1)) and not (subtype == "TEAM" and _POSSESSIVE.search(m.group(1))):
                 out.append(Mention(m.start(1), m.end(1), m.group(1), etype, confidence, "rule", subtype))
     for m in _CODE_IN_TEXT.finditer(text):
         out.append(Mention(m.start(), m.end(), m.group(0), EntityType.CONCEPT, 0.95, "rule", "IDENTIFIER"))
-    for m in _LABELLED_PLACE_RE.finditer(text):
-        if _plausible(m.group(1)) and m.group(1) not in TECHNOLOGIES:
-            out.append(Mention(m.start(1), m.end(1), m.group(1), EntityType.LOCATION, 0.92, "rule"))
+    out.extend(m for m in label_mentions(text) if _plausible(m.text))
     for m in _PERSON_RE.finditer(text):
         first, last = m.group(1), m.group(2)
         if is_given_name(first) and last not in TEAM_WORDS | SYSTEM_WORDS | PROJECT_WORDS:

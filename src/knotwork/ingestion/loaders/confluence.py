@@ -11,6 +11,7 @@ when the same page id appears more than once the highest version wins.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
@@ -189,6 +190,10 @@ def read_restrictions(page: Mapping[str, Any]) -> list[str]:
     return sorted(principals)
 
 
+def _heading_key(line: str) -> str:
+    return " ".join(re.findall(r"\w+", line.lower()))
+
+
 def page_to_document(
     page: Mapping[str, Any], users: Mapping[str, str], base: str | None
 ) -> RawDocument | None:
@@ -202,6 +207,10 @@ def page_to_document(
     content = html_to_text(_storage_value(page), users)
     if not content.strip():
         return None
+    title = _str(page.get("title"))
+    first_line = content.lstrip().split("\n", 1)[0]
+    if title and _heading_key(first_line) != _heading_key(title):
+        content = f"{title}\n\n{content}"  # as the page shows it: its title names its subject
     version = _dict(page.get("version"))
     history = _dict(page.get("history"))  # v1 shape
     links = _dict(page.get("_links"))
@@ -232,7 +241,7 @@ def page_to_document(
         acl=read_restrictions(page),
         source_system=SourceSystem.CONFLUENCE,
         source_id=page_id,
-        title=_str(page.get("title")) or f"Confluence page {page_id}",
+        title=title or f"Confluence page {page_id}",
         content=content,
         url=url,
         author=users.get(author_id, author_id) if author_id else None,
