@@ -25,6 +25,7 @@ class LocalSearchConfig(BaseModel):
     bonus_direction: float = 0.1
     bonus_relation_type: float = 0.1
     bonus_exact_fact: float = 0.08
+    bonus_answer_kind: float = 0.08  # a fact whose other end is the kind asked for ("which team")
     bonus_recency: float = 0.06
     bonus_per_evidence: float = 0.02
     bonus_evidence_max: float = 0.08

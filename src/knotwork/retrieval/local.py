@@ -21,8 +21,9 @@ from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.config import LocalSearchConfig
 from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, term_set, terms
-from knotwork.retrieval.question import analyze, is_question_phrase
+from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase, unshadowed
 from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
+from knotwork.retrieval.temporal_question import question_time, without_time
 from knotwork.retrieval.vector_cache import embed_cached
 from knotwork.runtime import Runtime
 
@@ -226,6 +227,7 @@ class LocalSearch:
             seeds[entity.id] = (entity, 1.0)
         facts = self._fact_units(seeds, qvec, as_of)
         _hint_bonus(question, seeds, facts, self._cfg)
+        self._answer_kind_bonus(question, seeds, facts)
         pool = _dedupe(facts + self._sentence_units(qvec, facts, seeds, as_of))
         ranked = self._score(question, qvec, pool)
         trace = [f"seeds: {', '.join(e.name for e, _ in seeds.values()) or 'none'}",
@@ -279,6 +281,23 @@ class LocalSearch:
                            context=context, reasoning_trace=trace,
                            entities=[e for e, _ in seeds.values()],
                            facts=[u.fact for u in ranked if u.fact is not None][:20])
+
+    def _answer_kind_bonus(self, question: str, seeds: dict[str, tuple[Entity, float]],
+                           facts: list[Unit]) -> None:
+        """A fact from a named entity to one of the kind the question asks for ("Which team
+        was X on" → a team, "Where is X based" → a place) gains: the other end is the answer."""
+        kind = answer_kind(question)
+        named = {eid for eid, (_, score) in seeds.items() if score >= 0.8}
+        if kind is None or not named or self._cfg.bonus_answer_kind <= 0:
+            return
+        linked = [(u, u.fact.target_id if u.fact.source_id in named else u.fact.source_id)
+                  for u in facts if u.fact is not None
+                  and (u.fact.source_id in named) != (u.fact.target_id in named)]
+        ends = {e.id: e for e in self.entities(sorted({other for _, other in linked}))}
+        for unit, other in linked:
+            entity = ends.get(other)
+            if entity is not None and kind.fits(entity.type, entity.name):
+                unit.bonus += self._cfg.bonus_answer_kind
 
     def _unknown_names(self, question: str, seeds: dict[str, tuple[Entity, float]],
                        ranked: list[Unit]) -> list[str]:
@@ -355,23 +374,6 @@ def _continues(sentence: str) -> bool:
     return len(sentence.split()) <= _FOLLOW_UP_MAX_WORDS and bool(_FOLLOW_UP.match(sentence))
 
 
-def unshadowed(found: Sequence[Entity], surfaces: dict[str, str]) -> list[Entity]:
-    """Drop people matched by a given name only when those words are part of another
-    entity's full name in the question: "Jasmine Colombo" is not also every other Jasmine."""
-    full = [surfaces[k] for e in found for k in e.name_keys
-            if not k.startswith("first:") and k in surfaces]
-
-    def shadowed(entity: Entity) -> bool:
-        if any(k in surfaces for k in entity.name_keys if not k.startswith("first:")):
-            return False
-        words = [surfaces[k] for k in entity.name_keys if k.startswith("first:") and k in surfaces]
-        return bool(words) and all(
-            any(w != f and re.search(rf"(?<!\w){re.escape(w)}(?!\w)", f) for f in full)
-            for w in words)
-
-    return [e for e in found if not shadowed(e)]
-
-
 def question_keys(question: str) -> dict[str, str]:
     """Name keys of the question's 1-4 word spans (single words also as ``first:``) -> words."""
     words = re.findall(r"[\w.+#&'’-]+", question)
@@ -408,11 +410,16 @@ def _hint_bonus(question: str, seeds: dict[str, tuple[Entity, float]], facts: li
 _LIST_QUESTION = re.compile(
     r"^\s*(?:who|what|which)\s+(?:are|were)\b|\b(?:members|list|all|every)\b|^\s*which\s+\w+s\b",
     re.IGNORECASE)
-_QUESTION_WORDS = frozenset({"many", "much", "long", "often", "whose", "happen", "happened", "get"})
+_QUESTION_WORDS = frozenset({"many", "much", "long", "often", "whose", "happen", "happened", "get",
+                             "part"})
 
 
 def focus_terms(question: str, seeds: dict[str, tuple[Entity, float]]) -> list[str]:
-    """The question's content terms that are not part of a named entity's name."""
+    """The question's content terms that are not part of a named entity's name (nor of its
+    time phrase: "in April 2023" is the as_of, not something the evidence must say)."""
+    stated = question_time(question)
+    if stated is not None:
+        question = without_time(question, stated)
     named = {t for e, score in seeds.values() if score >= 0.8 for n in [e.name, *e.aliases]
              for t in terms(n)}
     return [t for t in dict.fromkeys(terms(question))

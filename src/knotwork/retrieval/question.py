@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from knotwork.domain.models import Entity, EntityType
 from knotwork.domain.models import RelationType as R
 from knotwork.ingestion.extraction.relations import relation_types_named
 
@@ -52,6 +53,49 @@ def analyze(question: str) -> QuestionHints:
     return QuestionHints(None, types)
 
 
+_E = EntityType
+# "Which <noun> …": the kind of entity that answers, and the head words its name may carry
+_ANSWER_NOUNS: dict[str, tuple[frozenset[EntityType], frozenset[str]]] = {
+    **{n: (frozenset({_E.ORGANIZATION}), frozenset({"team", "squad", "group", "guild", "tribe", "crew"}))
+       for n in ("team", "squad", "crew")},
+    **{n: (frozenset({_E.ORGANIZATION}), frozenset({"division", "department", "org", "unit", "group"}))
+       for n in ("division", "department", "org", "unit", "group")},
+    **{n: (frozenset({_E.LOCATION}), frozenset()) for n in ("office", "city", "location", "country", "site")},
+    **{n: (frozenset({_E.ORGANIZATION}), frozenset()) for n in ("vendor", "company", "employer", "supplier")},
+    **{n: (frozenset({_E.PRODUCT, _E.TECHNOLOGY}), frozenset()) for n in (
+        "project", "system", "service", "product", "tool", "technology", "database", "platform")},
+}
+_WHICH_NOUN = re.compile(r"^\s*(?:which|what)\s+(?:[a-z/-]+\s+)?(" + "|".join(_ANSWER_NOUNS) + r")\b",
+                         re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class AnswerKind:
+    """What kind of entity answers the question: its types, and head words that fit best."""
+
+    types: frozenset[EntityType]
+    heads: frozenset[str] = field(default_factory=frozenset)
+
+    def fits(self, etype: EntityType, name: str) -> bool:
+        if etype not in self.types:
+            return False
+        return not self.heads or bool(self.heads & {w.lower() for w in re.findall(r"\w+", name)})
+
+
+def answer_kind(question: str) -> AnswerKind | None:
+    """"Who …" → a person, "Where …" → a place, "Which team …" → an organisation named
+    "… Team/Squad", "Which observability vendor …" → an organisation; None when unsaid."""
+    m = _WHICH_NOUN.match(question)
+    if m:
+        types, heads = _ANSWER_NOUNS[m.group(1).lower()]
+        return AnswerKind(types, heads)
+    if re.match(r"^\s*(?:who|whom)\b", question, re.IGNORECASE):
+        return AnswerKind(frozenset({_E.PERSON}))
+    if re.match(r"^\s*where\b", question, re.IGNORECASE):
+        return AnswerKind(frozenset({_E.LOCATION}))
+    return None
+
+
 _WH_PHRASE = re.compile(r"^(?:which|what|whose|who|whom|where|when|how|any|every|each|all|some)\b",
                         re.IGNORECASE)
 
@@ -81,3 +125,20 @@ def wrong_surnames(question: str, first_name_only: Sequence[str], full_names: Se
         if given in firsts and not is_question_phrase(full) and full.lower() not in covered:
             out.append(full)
     return out
+
+
+def unshadowed(found: Sequence[Entity], surfaces: dict[str, str]) -> list[Entity]:
+    """Drop people matched by a given name only when those words are part of another
+    entity's full name in the question: "Jasmine Colombo" is not also every other Jasmine."""
+    full = [surfaces[k] for e in found for k in e.name_keys
+            if not k.startswith("first:") and k in surfaces]
+
+    def shadowed(entity: Entity) -> bool:
+        if any(k in surfaces for k in entity.name_keys if not k.startswith("first:")):
+            return False
+        words = [surfaces[k] for k in entity.name_keys if k.startswith("first:") and k in surfaces]
+        return bool(words) and all(
+            any(w != f and re.search(rf"(?<!\w){re.escape(w)}(?!\w)", f) for f in full)
+            for w in words)
+
+    return [e for e in found if not shadowed(e)]
