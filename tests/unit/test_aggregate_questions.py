@@ -114,3 +114,19 @@ def test_invalidated_facts_are_not_counted_today() -> None:
     assert ask is not None
     assert [c.entity.name for c in collect(ask, ents["fraud_team"], [*facts, ended], ents, None)] \
         == ["Bo Chen"]
+
+
+def test_a_teams_current_lead_is_one_of_its_people() -> None:
+    ents, facts = _world()
+    cy, old = _e("Cy Park", EntityType.PERSON), _e("Dee Old", EntityType.PERSON)
+    ents |= {cy.id: cy, old.id: old}
+    leads = [_f(cy, R.LEADS, ents["fraud_team"], "Cy Park leads the Fraud Team."),
+             _f(old, R.LEADS, ents["fraud_team"], "Dee Old led the Fraud Team until May 2023.",
+                invalid=datetime(2023, 5, 1, tzinfo=UTC))]
+    ask = parse_aggregate("How many people are on the Fraud Team?")
+    assert ask is not None
+    counted = collect(ask, ents["fraud_team"], [*facts, *leads], ents, None)
+    assert [c.entity.name for c in counted] == ["Bo Chen", "Cy Park"]
+    # a question about a relation that is not membership does not count leads
+    reports = parse_aggregate("How many people report to the Fraud Team?")
+    assert reports is not None and (R.LEADS, "target") not in wanted(reports)

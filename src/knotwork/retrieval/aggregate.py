@@ -117,6 +117,8 @@ def wanted(ask: AggregateAsk) -> set[tuple[R, Side]]:
     """(fact type, side of the anchor) pairs that link the anchor to a counted entity."""
     out: set[tuple[R, Side]] = set()
     other: dict[Side, Side] = {"source": "target", "target": "source"}
+    if ask.types == _DEFAULT and _P in ask.entity_types and ask.side == "target":
+        out.add((R.LEADS, "target"))  # "people on the Ads Team": its lead is one of them
     for t in ask.types:
         out.add((t, ask.side))
         out |= {(s, ask.side) for s in _SYNONYMS.get(t, ())}
