@@ -81,3 +81,18 @@ def test_only_state_questions_take_their_time_as_as_of(question: str, state: boo
     from knotwork.retrieval.temporal_question import asks_about_state
 
     assert asks_about_state(question) is state
+
+
+def test_a_when_question_gets_the_facts_date_when_its_sentence_has_none() -> None:
+    from knotwork.retrieval.temporal_question import when_note
+
+    start, end = datetime(2024, 7, 1, tzinfo=UTC), datetime(2025, 1, 6, tzinfo=UTC)
+    moved = "Pedro Alves moves from Data Platform to the Billing Squad."
+    assert when_note("When did Pedro Alves join the Billing Squad?", moved, start, None) \
+        == "(recorded from July 1, 2024)"
+    assert when_note("When did Pedro Alves leave Data Platform?", moved, None, start) \
+        == "(until July 1, 2024)"
+    # the sentence says when itself, or the question is no when-question
+    assert when_note("When did Pedro join?", "Pedro joined on July 1, 2024.", start, None) is None
+    assert when_note("Which team is Pedro on?", moved, start, None) is None
+    assert when_note("When did Ana leave?", "Ana is on the Search team.", end, None) is None

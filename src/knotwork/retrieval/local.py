@@ -23,7 +23,7 @@ from knotwork.retrieval.config import LocalSearchConfig
 from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, term_set, terms
 from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase, unshadowed
 from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
-from knotwork.retrieval.temporal_question import question_time, without_time
+from knotwork.retrieval.temporal_question import question_time, when_note, without_time
 from knotwork.retrieval.vector_cache import embed_cached
 from knotwork.runtime import Runtime
 
@@ -270,6 +270,9 @@ class LocalSearch:
                                   cfg.follow_up_cutoff_who if _WHO.match(question)
                                   else cfg.answer_relative_cutoff) + siblings
         answer = " ".join(as_sentence(u.display or u.text) for u in chosen)
+        if top.fact is not None and (note := when_note(question, top.text, top.fact.valid_at,
+                                                       top.fact.invalid_at)):
+            answer = f"{answer} {note}"
         # the answer's chunks and the context's sources in one read
         resolver.prefetch([c for u in [*chosen, *ranked[:10]] for c in u.chunk_ids])
         citations = resolver.resolve([(u.display or u.text, u.chunk_ids) for u in chosen],

@@ -162,3 +162,25 @@ def asks_about_state(question: str) -> bool:
     if _EVENT.search(question):
         return False
     return bool(relation_types_named(question)) or bool(_STATE.match(question))
+
+
+_WHEN = re.compile(r"^\s*when\s+(?:did|does|do|was|is|were|will|has|have)\b", re.IGNORECASE)
+_ENDING = re.compile(r"\b(?:leave|left|quit|stop(?:ped)?|end(?:ed)?|retire[d]?|step(?:ped)?\s+down|hand(?:ed)?"
+                     r"\s+over)\b", re.IGNORECASE)
+_HAS_DATE = re.compile(r"\b(?:19|20)\d{2}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)"
+                       r"[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
+                       re.IGNORECASE)
+
+
+def when_note(question: str, sentence: str, valid_at: datetime | None,
+              invalid_at: datetime | None) -> str | None:
+    """"When did Pedro join the Billing Squad?" answered by a fact whose sentence states no
+    date: the fact's own start (or end, for "when did … leave") as a note, else None."""
+    if not _WHEN.match(question) or _HAS_DATE.search(sentence):
+        return None
+    when = invalid_at if _ENDING.search(question) else valid_at
+    if when is None:
+        return None
+    return f"(recorded from {when:%B} {when.day}, {when.year})" if when is valid_at else \
+        f"(until {when:%B} {when.day}, {when.year})"
+
