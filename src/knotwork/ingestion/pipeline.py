@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 
@@ -86,6 +86,14 @@ class _Prepared:
     previous: Document | None = None  # the stored version this one replaces
 
 
+@dataclass
+class _Ahead:
+    """A batch whose passages are being embedded while the batch before it is processed."""
+
+    batch: list[_Prepared]
+    passages: Future[EmbeddedPassages]
+
+
 class IngestionPipeline:
     def __init__(self, runtime: Runtime, group_id: str, batch_documents: int = 16,
                  commit_guard: CommitGuard | None = None) -> None:
@@ -101,23 +109,46 @@ class IngestionPipeline:
     def ingest(self, documents: Iterable[RawDocument], progress: Progress | None = None) -> IngestReport:
         self._rt.graph.ensure_schema(self._group)
         report = IngestReport()
-        pending: list[_Prepared] = []
-        for raw in documents:
-            report.documents_seen += 1
-            prepared = self._prepare(raw)
-            if prepared is None:
-                report.documents_unchanged += 1
-                if progress:
-                    progress(1)
-                continue
-            pending.append(prepared)
-            if len(pending) >= self._batch:
-                self._process(pending, report, progress)
-                pending = []
-        if pending:
-            self._process(pending, report, progress)
+        # one batch ahead: a batch's passages (they do not depend on resolution) are embedded
+        # on one core while the batch before it is extracted and written on the other
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="passages")
+        try:
+            ahead: _Ahead | None = None
+            pending: list[_Prepared] = []
+            for raw in documents:
+                report.documents_seen += 1
+                prepared = self._prepare(raw)
+                if prepared is None:
+                    report.documents_unchanged += 1
+                    if progress:
+                        progress(1)
+                    continue
+                pending.append(prepared)
+                if len(pending) >= self._batch:
+                    ahead = self._advance(pool, ahead, pending, report, progress)
+                    pending = []
+            if pending:
+                ahead = self._advance(pool, ahead, pending, report, progress)
+            if ahead is not None:
+                self._process(ahead.batch, report, progress, passages=ahead.passages)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
         build_due_indexes(self._rt.vectors)
         return report
+
+    def _advance(self, pool: ThreadPoolExecutor, ahead: _Ahead | None, batch: list[_Prepared],
+                 report: IngestReport, progress: Progress | None) -> _Ahead:
+        """Queue the batch's passages, then process the batch queued before it."""
+        queued = _Ahead(batch, self._submit_passages(pool, batch))
+        if ahead is not None:
+            self._process(ahead.batch, report, progress, passages=ahead.passages,
+                          busy=queued.passages)
+        return queued
+
+    def _submit_passages(self, pool: ThreadPoolExecutor, batch: Sequence[_Prepared]
+                         ) -> Future[EmbeddedPassages]:
+        episodes = [e for p in batch for e in p.episodes]
+        return pool.submit(contextvars.copy_context().run, self._embed_passages, batch, episodes)
 
     def add_episode(self, raw: RawDocument, context_episodes: int = 3) -> IngestReport:
         """One message or text: prior episodes of the group give coreference context."""
@@ -244,24 +275,32 @@ class IngestionPipeline:
                 self._known.setdefault(key, KnownName(entity.name, entity.type, entity.subtype))
 
     def _process(self, batch: Sequence[_Prepared], report: IngestReport, progress: Progress | None,
-                 context: Sequence[KnownName] = ()) -> None:
+                 context: Sequence[KnownName] = (), *,
+                 passages: Future[EmbeddedPassages] | None = None,
+                 busy: Future[EmbeddedPassages] | None = None) -> None:
+        """``passages``: the batch's passages, already queued; ``busy``: the next batch's,
+        embedded meanwhile (this batch's own model calls then leave it a core)."""
         rt = self._rt
         known = self._known_names()
         episodes = [e for p in batch for e in p.episodes]
         # MiniLM (native code, the GIL released) embeds the passages while spaCy and the
         # rules extract: the two models' work overlaps on a multi-core machine
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="passages") as pool:
-            embedding = pool.submit(contextvars.copy_context().run, self._embed_passages,
-                                    batch, episodes)
+        if passages is None:
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="passages") as pool:
+                embedding = self._submit_passages(pool, batch)
+                extractions = rt.extractor.extract([e.content for e in episodes], known, context)
+                embedded = embedding.result()
+        else:
             extractions = rt.extractor.extract([e.content for e in episodes], known, context)
-            passages = embedding.result()
-        with self._guard():
+            embedded = passages.result()
+        shared = busy is not None and not busy.done()
+        with self._guard(), one_core_left() if shared else nullcontext():
             kept = self._still_needed(batch)
             if kept:
                 ids = {p.document.id for p in kept}
                 pairs = [(e, x) for e, x in zip(episodes, extractions, strict=True)
                          if e.document_id in ids]
-                self._commit(kept, pairs, passages.of_documents(ids), report)
+                self._commit(kept, pairs, embedded.of_documents(ids), report)
         report.documents_unchanged += len(batch) - len(kept)
         if progress:
             progress(len(batch))
