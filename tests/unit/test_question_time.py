@@ -96,3 +96,14 @@ def test_a_when_question_gets_the_facts_date_when_its_sentence_has_none() -> Non
     assert when_note("When did Pedro join?", "Pedro joined on July 1, 2024.", start, None) is None
     assert when_note("Which team is Pedro on?", moved, start, None) is None
     assert when_note("When did Ana leave?", "Ana is on the Search team.", end, None) is None
+
+
+def test_a_later_sentence_speaks_for_a_past_date_only_when_it_dates_a_period_covering_it() -> None:
+    from knotwork.retrieval.temporal_question import held_then
+
+    written, may = datetime(2025, 4, 25, tzinfo=UTC), datetime(2023, 5, 16, tzinfo=UTC)
+    assert held_then("Vendor: Lumenwatch; From: before 2023; Until: 2023-10-13", written, may)
+    assert held_then("Carla Iyer led the Ads Team until 19 March 2025.", written, may)
+    assert not held_then("Tessellate Labs uses Signalpeak for observability.", written, may)
+    assert not held_then("Vendor: Signalpeak; From: 2023-10-13; Until: current", written, may)
+    assert not held_then("Ana led it until January 2023.", written, may)  # over before then

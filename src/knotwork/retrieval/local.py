@@ -23,7 +23,7 @@ from knotwork.retrieval.config import LocalSearchConfig
 from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, term_set, terms
 from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase, unshadowed
 from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
-from knotwork.retrieval.temporal_question import question_time, when_note, without_time
+from knotwork.retrieval.temporal_question import held_then, question_time, when_note, without_time
 from knotwork.retrieval.vector_cache import embed_cached
 from knotwork.runtime import Runtime
 
@@ -158,8 +158,8 @@ class LocalSearch:
         names = [n for e, s in seeds.values() if s >= 0.8 for n in [e.name, *e.aliases]]
         units: list[Unit] = []
         for ep in episodes:
-            if as_of is not None and ep.valid_at > as_of:
-                continue
+            # a later document only speaks for as_of where a sentence dates what it says
+            later = as_of is not None and ep.valid_at > as_of
             heading = ""
             previous: Unit | None = None
             for raw in split_sentences(ep.content):
@@ -168,7 +168,7 @@ class LocalSearch:
                 text = shown[speaker.end():].strip() if speaker else shown
                 if raw.startswith("#"):
                     heading = text
-                if len(text) < 8:
+                if len(text) < 8 or (later and not held_then(text, ep.valid_at, as_of)):
                     continue
                 context = f"{ep.name} {heading if heading != text else ''}"
                 if speaker:

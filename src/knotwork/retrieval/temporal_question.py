@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from knotwork.ingestion.extraction.relations import relation_types_named
+from knotwork.ingestion.extraction.temporal import validity
 
 _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 _MONTHS |= {m.lower(): i for i, m in enumerate(calendar.month_abbr) if m}
@@ -184,3 +185,9 @@ def when_note(question: str, sentence: str, valid_at: datetime | None,
     return f"(recorded from {when:%B} {when.day}, {when.year})" if when is valid_at else \
         f"(until {when:%B} {when.day}, {when.year})"
 
+
+def held_then(sentence: str, written: datetime, as_of: datetime | None) -> bool:
+    """A sentence of a document written after ``as_of`` that states a period covering it:
+    "Vendor: Lumenwatch; From: before 2023; Until: 2023-10-13" speaks for May 2023."""
+    start, end = validity(sentence, written)
+    return as_of is not None and end is not None and end > as_of and (start is None or start <= as_of)

@@ -46,7 +46,7 @@ _START = re.compile(
     r"\b(?:since|from|starting(?: on| in| from)?|as of|as from|effective(?: from| on)?|"
     r"beginning(?: in| on)?|with effect from)\s+(" + _DATE + r")", re.IGNORECASE)
 _END = re.compile(
-    r"\b(?:until|till|til|through|thru|(?<=\d )to|(?<=\d, )to|ended(?: on| in)?|ending(?: on| in)?|"
+    r"\b(?:(?:until|till)\s*:|until|till|til|through|thru|(?<=\d )to|(?<=\d, )to|ended(?: on| in)?|ending(?: on| in)?|"
     r"ends(?: on| in)?|expire[sd]?(?: on| in)?|left (?:\w+ )?(?:on|in)|up to)\s+(" + _DATE + r")",
     re.IGNORECASE)
 _ON = re.compile(r"\b(?:on|in)\s+(" + _DATE + r")", re.IGNORECASE)
