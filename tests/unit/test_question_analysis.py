@@ -92,3 +92,15 @@ def test_no_text_is_lost_when_splitting() -> None:
     text = "a.b c. D e? F!\n\n  G h.  "
     joined = "".join(split_sentences(text)).replace(" ", "")
     assert joined == text.replace(" ", "").replace("\n", "")
+
+
+@pytest.mark.parametrize("question", ["Where is Jia Lin based?", "Where does Klaus work from?",
+                                      "Where is the Payments Team located?",
+                                      "Where is the Orders API hosted?"])
+def test_where_questions_ask_for_a_place_of_the_named_entity(question: str) -> None:
+    hints = analyze(question)
+    assert R.LOCATED_IN in hints.types and hints.side == "source"
+
+
+def test_where_questions_about_events_are_not_place_questions() -> None:
+    assert R.LOCATED_IN not in analyze("Where did the Atlas decision get recorded?").types

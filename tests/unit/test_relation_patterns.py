@@ -284,3 +284,13 @@ def test_a_group_including_a_team_or_a_team_falling_under_one(rel: Any) -> None:
         "Organisationally, the Risk Team falls under the Trust Division.")
     assert ("Risk Team", R.MEMBER_OF, "Trust Division") in rel(
         "The Risk Team is one of the teams of the Trust Division.")
+
+
+def test_a_table_row_about_a_person_is_not_about_the_page(rel: Any) -> None:
+    found = rel("Checkout team\n\nPerson: Klaus Fischer; Role: Engineering Manager; "
+                "Location: Berlin\n")
+    assert ("Klaus Fischer", R.LOCATED_IN, "Berlin") in found
+    assert ("Checkout team", R.LOCATED_IN, "Berlin") not in found
+    found = rel("Notifications Hub\n\nOwner: Messaging; Location: Dublin\n")
+    assert ("Messaging", R.OWNS, "Notifications Hub") in found
+    assert ("Notifications Hub", R.LOCATED_IN, "Dublin") in found

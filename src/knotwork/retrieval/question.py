@@ -40,7 +40,16 @@ class QuestionHints:
     types: frozenset[R] = field(default_factory=frozenset)
 
 
+# "Where is Jia based?", "Where does Klaus work from?": a place of the named entity
+_WHERE_PLACE = re.compile(
+    r"^\s*where\b.*\b(?:based|located|situated|sits?|sitting|lives?|living|work(?:s|ing)?"
+    r"(?:\s+from|\s+out\s+of)?|hosted|run(?:s|ning)?|deployed|head-?quartered)\b", re.IGNORECASE)
+
+
 def analyze(question: str) -> QuestionHints:
+    if _WHERE_PLACE.match(question):
+        return QuestionHints("source", frozenset({R.LOCATED_IN}) | frozenset(
+            relation_types_named(question)))
     role = _ROLE_OF.search(question) or _ROLE_POSSESSIVE.search(question)
     if role:
         rtype, side = ROLE_NOUNS[role.group(1).lower()]

@@ -96,12 +96,24 @@ def label_relations(text: str, mentions: list[Mention]) -> list[LabelHit]:
     hits: list[LabelHit] = []
     for line in re.finditer(r"[^\n]+", text[pos:]):
         line_start, line_end = pos + line.start(), pos + line.end()
+        cells = re.split(r"(?<=[;|])", line.group(0))
+        if len(cells) > 1 and _row_has_subject(cells[0], line_start, mentions):
+            continue  # "Klaus Fischer; Role: EM; Location: Berlin": the row is about Klaus
         cell_start = line_start
-        for cell in re.split(r"(?<=[;|])", line.group(0)):
+        for cell in cells:
             cell_end = cell_start + len(cell)
             hits += _cell_hits(text, cell, cell_start, cell_end, subject, mentions, line_start, line_end)
             cell_start = cell_end
     return hits
+
+
+def _row_has_subject(first_cell: str, start: int, mentions: list[Mention]) -> bool:
+    """A table row whose first cell names someone or something (no "Label:" of its own)."""
+    parsed = _CELL.match(first_cell.rstrip(";|"))
+    value_start = start + (parsed.start(2) if parsed else 0)
+    end = start + len(first_cell)
+    return any(value_start <= m.start and m.end <= end for m in mentions) and (
+        parsed is None or _label(parsed.group(1)) is None)
 
 
 def _cell_hits(text: str, cell: str, start: int, end: int, subject: Mention, mentions: list[Mention],
