@@ -18,6 +18,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from sentence_transformers import SentenceTransformer
 
 log = structlog.get_logger(__name__)
+# The shared model's tokenizer keeps the padding / truncation of its last call (the fast
+# tokenizer is one mutable Rust object): two threads in it at once can tokenize one's batch
+# with the other's settings ("Unable to create tensor …", seen as a 400 when 20 REST clients
+# missed the query cache together). One encode at a time per process; torch already uses
+# every core for one.
+_MODEL_LOCK = threading.Lock()
 
 
 @cache
@@ -126,6 +132,11 @@ class MiniLMEmbedder:
 
     def _encode_tokens(self, texts: list[str]
                        ) -> list[tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]]:
+        with _MODEL_LOCK:
+            return self._encode_tokens_locked(texts)
+
+    def _encode_tokens_locked(self, texts: list[str]
+                              ) -> list[tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]]:
         """The model's own pass (tokenizer, transformer, mean pooling over the attention mask,
         unit length: what ``encode`` computes), keeping the token vectors and character offsets
         of the non-special tokens."""
@@ -154,6 +165,10 @@ class MiniLMEmbedder:
         return [o for o in out if o is not None]
 
     def _encode(self, texts: list[str]) -> list[np.ndarray]:
+        with _MODEL_LOCK:
+            return self._encode_locked(texts)
+
+    def _encode_locked(self, texts: list[str]) -> list[np.ndarray]:
         model = self._load()
         out: list[np.ndarray] = [np.empty(0, dtype=np.float32)] * len(texts)
         for rows in self._batches(texts):
