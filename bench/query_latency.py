@@ -136,7 +136,7 @@ def main() -> None:
                 warmed = kw.warm_up()  # what `knotwork serve` does before its first request
                 record[f"warm_up_{'cache' if cached else 'nocache'}"] = {
                     "budget_s": settings.warm_up_s, "seconds": warmed.seconds,
-                    "queries": warmed.queries}
+                    "queries": warmed.queries, "searches": warmed.searches}
                 if any(m is not QueryMode.LOCAL for m in modes):
                     # a process loads the community index once per build: timed apart
                     start = time.perf_counter()

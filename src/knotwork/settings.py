@@ -94,9 +94,10 @@ class Settings(BaseSettings):
     max_hops: int = 2
     rrf_k: int = 60  # design doc 004 uses 60; doc 000 (Graphiti) uses 1
     min_answer_score: float = 0.25
-    # at start-up (``knotwork serve``, ``Knotwork.warm_up``): seconds of local searches over
-    # the default tenant, so the first user queries do not pay the stores' first-touch costs
-    warm_up_s: float = Field(default=5.0, ge=0, le=600, description="0: models only")
+    # at start-up (``knotwork serve``, ``Knotwork.warm_up``): at most this many seconds of
+    # vector and local searches over the default tenant (``retrieval/warm_up.py``), so the
+    # first user queries do not pay the stores' first-touch costs; a small tenant needs less
+    warm_up_s: float = Field(default=10.0, ge=0, le=600, description="0: models only")
 
     # communities (hierarchical Leiden; design doc 003)
     community_resolution: float = Field(default=1.0, gt=0, description="Leiden resolution")

@@ -11,6 +11,7 @@ import redis
 
 from bench.synthetic_graph import generate, write
 from knotwork import Knotwork
+from knotwork.retrieval.warm_up import RANDOM_SEARCHES
 from tests.conftest import SettingsFactory
 
 pytestmark = [pytest.mark.integration, pytest.mark.models]
@@ -29,10 +30,13 @@ def test_warm_up_runs_local_searches_within_its_budget_and_writes_nothing(
         write(kw.runtime, group, graph, chunk_facts)
         try:
             counts = kw.runtime.graph.counts(group)
-            assert kw.warm_up(0).queries == 0
-            assert kw.warm_up(1e-9).queries == 0  # the budget is spent before any search
-            report = kw.warm_up(120)  # more than enough: every entity the probes found
+            nothing = kw.warm_up(0)
+            assert nothing.queries == nothing.searches == 0
+            spent = kw.warm_up(1e-9)  # the budget is spent before any search
+            assert spent.queries == spent.searches == 0
+            report = kw.warm_up(120)  # more than enough: every round, every entity found
             assert report.error is None and 10 <= report.queries <= 48, report
+            assert report.searches == 4 * RANDOM_SEARCHES  # every collection, every round
             assert kw.runtime.graph.counts(group) == counts
             assert not list(client.scan_iter(match=f"{prefix}*"))  # no answer was cached
             kw.runtime.vectors.close()  # a store failing mid-warm-up ends it, quietly
