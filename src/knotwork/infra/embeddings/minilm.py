@@ -21,8 +21,8 @@ log = structlog.get_logger(__name__)
 # The shared model's tokenizer keeps the padding / truncation of its last call (the fast
 # tokenizer is one mutable Rust object): two threads in it at once can tokenize one's batch
 # with the other's settings ("Unable to create tensor …", seen as a 400 when 20 REST clients
-# missed the query cache together). One encode at a time per process; torch already uses
-# every core for one.
+# missed the query cache together). One model batch at a time per process; torch already
+# uses every core for one.
 _MODEL_LOCK = threading.Lock()
 
 
@@ -93,8 +93,9 @@ class MiniLMEmbedder:
     def _batches(self, texts: Sequence[str]) -> list[list[int]]:
         """:func:`length_batches` over the texts' word-piece counts (as the model truncates)."""
         model = self._load()
-        ids = model.tokenizer(list(texts), truncation=True, max_length=model.max_seq_length,
-                              add_special_tokens=True)["input_ids"]
+        with _MODEL_LOCK:
+            ids = model.tokenizer(list(texts), truncation=True, max_length=model.max_seq_length,
+                                  add_special_tokens=True)["input_ids"]
         return length_batches([len(i) for i in ids], self._batch_size)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
@@ -132,25 +133,20 @@ class MiniLMEmbedder:
 
     def _encode_tokens(self, texts: list[str]
                        ) -> list[tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]]:
-        with _MODEL_LOCK:
-            return self._encode_tokens_locked(texts)
-
-    def _encode_tokens_locked(self, texts: list[str]
-                              ) -> list[tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]]:
         """The model's own pass (tokenizer, transformer, mean pooling over the attention mask,
         unit length: what ``encode`` computes), keeping the token vectors and character offsets
-        of the non-special tokens."""
+        of the non-special tokens. The shared model is held one batch at a time."""
         import torch
 
         model = self._load()
         transformer = model[0].auto_model
         out: list[tuple[np.ndarray, tuple[np.ndarray, np.ndarray]] | None] = [None] * len(texts)
         for rows in self._batches(texts):  # little padding
-            enc = model.tokenizer([texts[i] for i in rows], padding=True, truncation=True,
-                                  max_length=model.max_seq_length, return_tensors="pt",
-                                  return_offsets_mapping=True)
-            offsets = enc.pop("offset_mapping").numpy()
-            with torch.inference_mode():
+            with _MODEL_LOCK, torch.inference_mode():
+                enc = model.tokenizer([texts[i] for i in rows], padding=True, truncation=True,
+                                      max_length=model.max_seq_length, return_tensors="pt",
+                                      return_offsets_mapping=True)
+                offsets = enc.pop("offset_mapping").numpy()
                 hidden = transformer(**enc).last_hidden_state
             mask = enc["attention_mask"]
             pooled = (hidden * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True).clamp(min=1)
@@ -165,20 +161,20 @@ class MiniLMEmbedder:
         return [o for o in out if o is not None]
 
     def _encode(self, texts: list[str]) -> list[np.ndarray]:
-        with _MODEL_LOCK:
-            return self._encode_locked(texts)
-
-    def _encode_locked(self, texts: list[str]) -> list[np.ndarray]:
+        """The shared model is held one batch at a time: ingestion embeds a batch's passages
+        in one thread while the next batch's entity and fact texts wait in another, and a
+        query's few texts need not wait for a whole ingestion call."""
         model = self._load()
         out: list[np.ndarray] = [np.empty(0, dtype=np.float32)] * len(texts)
         for rows in self._batches(texts):
-            vectors = model.encode(
-                [texts[i] for i in rows],
-                batch_size=len(rows),
-                normalize_embeddings=True,
-                show_progress_bar=False,
-                convert_to_numpy=True,
-            )
+            with _MODEL_LOCK:
+                vectors = model.encode(
+                    [texts[i] for i in rows],
+                    batch_size=len(rows),
+                    normalize_embeddings=True,
+                    show_progress_bar=False,
+                    convert_to_numpy=True,
+                )
             for i, vector in zip(rows, vectors.astype(np.float32), strict=True):
                 out[i] = vector
         return out
