@@ -24,6 +24,7 @@ from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, term_set, t
 from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase, unshadowed
 from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
 from knotwork.retrieval.temporal_question import held_then, question_time, when_note, without_time
+from knotwork.retrieval.typed_support import unsupported_relation
 from knotwork.retrieval.vector_cache import embed_cached
 from knotwork.runtime import Runtime
 
@@ -247,6 +248,14 @@ class LocalSearch:
                 ranked[0].parts.get("semantic", 0.0) < cfg.uncovered_semantic_guard and \
                 len(missing) > cfg.uncovered_share * len(focus_terms(question, seeds)):
             trace.append(f"abstained: the evidence never mentions {', '.join(missing)}")
+            return QueryResult(answer=NO_ANSWER, citations=[], confidence=0.1, mode_used=mode,
+                               context="", reasoning_trace=trace)
+        why = unsupported_relation(
+            question, {eid: e for eid, (e, score) in seeds.items() if score >= 0.8},
+            (u.fact for u in facts if u.fact is not None), [u.text for u in ranked[:5]]
+        ) if ranked else None
+        if why is not None:
+            trace.append(f"abstained: {why}")
             return QueryResult(answer=NO_ANSWER, citations=[], confidence=0.1, mode_used=mode,
                                context="", reasoning_trace=trace)
         if not ranked or ranked[0].score < cfg.min_answer_score:

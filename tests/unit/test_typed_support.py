@@ -1,0 +1,41 @@
+"""Abstaining when a question names a relation nothing states about the named entity."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from knotwork.domain.models import Entity, EntityType, Fact
+from knotwork.domain.models import RelationType as R
+from knotwork.retrieval.typed_support import unsupported_relation
+
+NOW = datetime(2025, 6, 1, tzinfo=UTC)
+ROUTING = Entity(created_at=NOW, updated_at=NOW, id="t", group_id="g", name="Routing team", canonical_name="routing team",
+                 type=EntityType.ORGANIZATION)
+MOVED = Fact(created_at=NOW, id="f1", group_id="g", source_id="p", target_id="t", type=R.MEMBER_OF,
+             fact="Deepak Iyer moved to the Routing team in May.")
+LEADS = Fact(created_at=NOW, id="f2", group_id="g", source_id="q", target_id="t", type=R.MANAGES,
+             fact="Ana Ruiz manages the Routing team.")
+
+
+def test_a_member_is_no_answer_to_who_leads() -> None:
+    why = unsupported_relation("Who leads the Routing team?", {"t": ROUTING}, [MOVED],
+                               [MOVED.fact])
+    assert why == "no leads fact about Routing team"
+
+
+def test_a_fact_of_the_family_or_a_sentence_stating_it_supports() -> None:
+    assert unsupported_relation("Who leads the Routing team?", {"t": ROUTING},
+                                [MOVED, LEADS], [MOVED.fact]) is None
+    stated = "Bo Lind is the tech lead of the Routing team."  # extraction typed it loosely
+    assert unsupported_relation("Who leads the Routing team?", {"t": ROUTING}, [MOVED],
+                                [MOVED.fact, stated]) is None
+    elsewhere = "Bo Lind leads the Search team."  # a lead, of something else
+    assert unsupported_relation("Who leads the Routing team?", {"t": ROUTING}, [MOVED],
+                                [elsewhere]) is not None
+
+
+def test_only_who_where_which_questions_are_checked() -> None:
+    for question in ("When did the Routing team migrate to Kafka?",
+                     "What happened to the Routing team?"):
+        assert unsupported_relation(question, {"t": ROUTING}, [MOVED], [MOVED.fact]) is None
+    assert unsupported_relation("Who leads the Routing team?", {}, [], ["x"]) is None
