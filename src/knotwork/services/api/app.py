@@ -137,6 +137,9 @@ def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = 
 
     @app.exception_handler(ValueError)
     async def _bad_value(_: Request, exc: ValueError) -> JSONResponse:
+        # input the code rejected; logged with its traceback, since a library's ValueError
+        # (a tokenizer's, say) lands here too and would otherwise leave no trace
+        log.info("api.bad_value", error=str(exc)[:200], exc_info=exc)
         return problem(400, "Bad request", str(exc))
 
     @app.exception_handler(StarletteHTTPException)
