@@ -35,6 +35,7 @@ UNDER = "From 2024, the Data Division includes the Risk Team, previously under t
         ("Priya from the Payments Team can help with this.", "Payments Team", False),
         ("Our observability vendor is Lumenwatch.", "Lumenwatch", False),
         ("Omar joins from the Fraud Team as of May 1.", "Fraud Team", True),
+        ("The Ingest Service is moving data from Kafka to Snowflake.", "Kafka", False),
     ],
 )
 def test_the_old_holder_of_a_change_sentence(sentence: str, mention: str, old: bool) -> None:

@@ -29,6 +29,9 @@ _FROM_BEFORE = re.compile(r"\bfrom" + _DET + r"\s*$", re.IGNORECASE)
 _MOVE = re.compile(r"\b(?:mov(?:e|es|ed|ing)|transferr?(?:s|ed|ing)?|switch(?:es|ed|ing)?|"
                    r"relocat\w*|migrat\w*|join(?:s|ed|ing)?|came|comes|coming|hand(?:s|ed|ing)?|"
                    r"took|takes?|taking)\b", re.IGNORECASE)
+# "moves data from Kafka to Snowflake": a flow, not a change of home
+_FLOW = re.compile(r"\s+(?:the\s+|its\s+|our\s+)?(?:data|traffic|events?|messages?|records?|files?|logs?|"
+                   r"metrics|requests?|payloads?|rows|batches|jobs?)\b", re.IGNORECASE)
 # the old holder as the subject: "Rafael handed the squad over to Yara", "Ana led it until then"
 _OLD_AFTER = re.compile(
     r"^\s*(?:handed|hands|handing|passed|passes)\b"
@@ -44,7 +47,9 @@ def names_old_holder(before: str, after: str) -> bool:
     before, after = before[-_WINDOW:], after[:_WINDOW]
     if _OLD_BEFORE.search(before) or _OLD_AFTER.search(after):
         return True
-    return bool(_FROM_BEFORE.search(before)) and _MOVE.search(before) is not None
+    move = _MOVE.search(before)
+    return bool(_FROM_BEFORE.search(before)) and move is not None \
+        and not _FLOW.match(before[move.end():])
 
 
 def relation_ended(text: str, rel: LocalRelation, entities: Sequence[LocalEntity]) -> bool:
