@@ -94,6 +94,10 @@ def test_no_text_is_lost_when_splitting() -> None:
     assert joined == text.replace(" ", "").replace("\n", "")
 
 
+def test_where_does_someone_work_asks_for_a_place_or_an_employer() -> None:
+    assert {R.LOCATED_IN, R.WORKS_AT, R.MEMBER_OF} <= analyze("Where does Bob Stone work?").types
+
+
 @pytest.mark.parametrize("question", ["Where is Jia Lin based?", "Where does Klaus work from?",
                                       "Where is the Payments Team located?",
                                       "Where is the Orders API hosted?"])

@@ -40,16 +40,21 @@ class QuestionHints:
     types: frozenset[R] = field(default_factory=frozenset)
 
 
-# "Where is Jia based?", "Where does Klaus work from?": a place of the named entity
+# "Where is Jia based?", "Where does Klaus work from?": a place of the named entity;
+# "Where does Bob work?": a place, or the employer or team
 _WHERE_PLACE = re.compile(
-    r"^\s*where\b.*\b(?:based|located|situated|sits?|sitting|lives?|living|work(?:s|ing)?"
-    r"(?:\s+from|\s+out\s+of)?|hosted|run(?:s|ning)?|deployed|head-?quartered)\b", re.IGNORECASE)
+    r"^\s*where\b.*\b(?:based|located|situated|sits?|sitting|lives?|living|hosted|"
+    r"run(?:s|ning)?|deployed|head-?quartered|work(?:s|ing)?\s+(?:from|out\s+of))\b",
+    re.IGNORECASE)
+_WHERE_WORK = re.compile(r"^\s*where\b.*\bwork(?:s|ed|ing)?\b", re.IGNORECASE)
 
 
 def analyze(question: str) -> QuestionHints:
     if _WHERE_PLACE.match(question):
         return QuestionHints("source", frozenset({R.LOCATED_IN}) | frozenset(
             relation_types_named(question)))
+    if _WHERE_WORK.match(question):
+        return QuestionHints("source", frozenset({R.LOCATED_IN, R.WORKS_AT, R.MEMBER_OF}))
     role = _ROLE_OF.search(question) or _ROLE_POSSESSIVE.search(question)
     if role:
         rtype, side = ROLE_NOUNS[role.group(1).lower()]
