@@ -39,3 +39,14 @@ def test_only_who_where_which_questions_are_checked() -> None:
                      "What happened to the Routing team?"):
         assert unsupported_relation(question, {"t": ROUTING}, [MOVED], [MOVED.fact]) is None
     assert unsupported_relation("Who leads the Routing team?", {}, [], ["x"]) is None
+
+
+def test_dated_and_usage_questions_are_not_checked() -> None:
+    tessellate = ROUTING.model_copy(update={"name": "Tessellate Labs"})
+    row = "Vendor: Lumenwatch; From: before 2023; Until: 2023-10-13"
+    assert unsupported_relation("Which vendor did Tessellate Labs use in May 2023?",
+                                {"t": tessellate}, [], [row]) is None
+    assert unsupported_relation("Which vendor does Tessellate Labs use?",
+                                {"t": tessellate}, [], [row]) is None
+    assert unsupported_relation("Who led the Routing team in May 2024?", {"t": ROUTING},
+                                [MOVED], [MOVED.fact]) is None

@@ -15,6 +15,7 @@ from knotwork.domain.models import Entity, Fact
 from knotwork.domain.models import RelationType as R
 from knotwork.ingestion.extraction.relations import relation_types_named
 from knotwork.retrieval.question import analyze
+from knotwork.retrieval.temporal_question import question_time
 
 __all__ = ["FAMILIES", "unsupported_relation"]
 
@@ -30,9 +31,7 @@ FAMILIES: Mapping[R, frozenset[R]] = {
     R.HEADQUARTERED_IN: frozenset({R.LOCATED_IN, R.HEADQUARTERED_IN}),
     R.MEMBER_OF: frozenset({R.MEMBER_OF, R.WORKS_AT, R.LEADS, R.MANAGES}),
     R.WORKS_AT: frozenset({R.WORKS_AT, R.MEMBER_OF}),
-    R.DEPENDS_ON: frozenset({R.DEPENDS_ON, R.USES}),
-    R.USES: frozenset({R.USES, R.DEPENDS_ON}),
-}
+}  # not USES / DEPENDS_ON: stacks and vendors are stated too loosely ("Vendor: Lumenwatch")
 
 
 _ASKS_FOR_HOLDER = re.compile(r"^\s*(?:who|whom|where|which)\b", re.IGNORECASE)
@@ -48,8 +47,8 @@ def unsupported_relation(question: str, named: Mapping[str, Entity], facts: Iter
     hints = analyze(question)
     checked = [t for t in hints.types if t in FAMILIES]
     if not named or not checked or len(checked) != len(hints.types) or hints.side is None \
-            or not _ASKS_FOR_HOLDER.match(question):
-        return None
+            or not _ASKS_FOR_HOLDER.match(question) or question_time(question) is not None:
+        return None  # a dated question is answered by dated rows, typed or not
     family = frozenset().union(*(FAMILIES[t] for t in checked))
     for fact in facts:
         if fact.type in family and (fact.source_id in named or fact.target_id in named):
