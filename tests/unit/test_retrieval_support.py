@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from knotwork.domain.models import Entity, EntityType, Fact, RelationType
-from knotwork.retrieval.local import Unit, _siblings, focus_terms, uncovered_terms
+from knotwork.retrieval.coverage import focus_terms, uncovered_terms
+from knotwork.retrieval.local import Unit, _siblings
 from knotwork.retrieval.multihop import decompose
 from knotwork.retrieval.support import unsupported
 

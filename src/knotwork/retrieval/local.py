@@ -20,10 +20,11 @@ from knotwork.ingestion.chunking import count_tokens
 from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.config import LocalSearchConfig
-from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, term_set, terms
+from knotwork.retrieval.coverage import focus_terms, uncovered_terms
+from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, terms
 from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase, unshadowed
 from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
-from knotwork.retrieval.temporal_question import held_then, question_time, when_note, without_time
+from knotwork.retrieval.temporal_question import held_then, when_note
 from knotwork.retrieval.typed_support import unsupported_relation
 from knotwork.retrieval.vector_cache import embed_cached
 from knotwork.runtime import Runtime
@@ -422,29 +423,6 @@ def _hint_bonus(question: str, seeds: dict[str, tuple[Entity, float]], facts: li
 _LIST_QUESTION = re.compile(
     r"^\s*(?:who|what|which)\s+(?:are|were)\b|\b(?:members|list|all|every)\b|^\s*which\s+\w+s\b",
     re.IGNORECASE)
-_QUESTION_WORDS = frozenset({"many", "much", "long", "often", "whose", "happen", "happened", "get",
-                             "part"})
-
-
-def focus_terms(question: str, seeds: dict[str, tuple[Entity, float]]) -> list[str]:
-    """The question's content terms that are not part of a named entity's name (nor of its
-    time phrase: "in April 2023" is the as_of, not something the evidence must say)."""
-    stated = question_time(question)
-    if stated is not None:
-        question = without_time(question, stated)
-    named = {t for e, score in seeds.values() if score >= 0.8 for n in [e.name, *e.aliases]
-             for t in terms(n)}
-    return [t for t in dict.fromkeys(terms(question))
-            if t.isalpha() and len(t) > 2 and t not in named and t not in _QUESTION_WORDS]
-
-
-def uncovered_terms(question: str, seeds: dict[str, tuple[Entity, float]], pool: list[Unit]) -> list[str]:
-    """Focus terms that no candidate evidence (text, title, heading) contains: the question
-    asks about something (a salary, a CFO, a Tokyo office) the graph knows nothing of."""
-    seen = term_set(*(x for u in pool for x in (u.text, u.context)))
-    return [t for t in focus_terms(question, seeds) if t not in seen]
-
-
 def _siblings(question: str, top: Unit, chosen: list[Unit], facts: list[Unit],
               seeds: dict[str, tuple[Entity, float]], limit: int) -> list[Unit]:
     """A question about a relation of a named entity is answered by every fact of that
