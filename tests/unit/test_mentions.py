@@ -10,7 +10,12 @@ from typing import Any
 import pytest
 
 from knotwork.domain.models import EntityType
-from knotwork.ingestion.extraction.mentions import KnownName, find_mentions, rule_type
+from knotwork.ingestion.extraction.mentions import (
+    KnownName,
+    find_mentions,
+    rule_mentions,
+    rule_type,
+)
 from knotwork.ingestion.extraction.spacy_model import load_spacy
 from knotwork.ingestion.extraction.speakers import speaker_turns
 from knotwork.ingestion.extraction.types import Mention
@@ -326,3 +331,10 @@ def test_a_rule_name_never_runs_over_a_line_break() -> None:
     assert ("Project Borealis", EntityType.PRODUCT) in found
     assert not any("\n" in text for text, _ in found)
     assert ("Farid Haddad", EntityType.PERSON) in found
+
+
+def test_a_system_name_that_goes_on_is_not_cut_short() -> None:
+    found = {m.text for m in rule_mentions("Sanna Virta leads Data Platform Tools now.")}
+    assert "Data Platform" not in found
+    found = {m.text for m in rule_mentions("The Ledger API Gateway calls the Billing Service.")}
+    assert {"Ledger API Gateway", "Billing Service"} <= found

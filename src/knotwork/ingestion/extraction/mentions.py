@@ -69,8 +69,9 @@ _PROJECT_SUFFIX_RE = re.compile(r"\b(?:the|our|their)\s+(" + _CAP + r")\s+(?:pro
 _TEAM_RE = re.compile(
     r"\b" + _LEAD_STOP + r"((?:" + _CAP + r"\s+){1,3}(?:" + "|".join(sorted(TEAM_WORDS)) + r"))\b"
 )
-_SYSTEM_RE = re.compile(
+_SYSTEM_RE = re.compile(  # not when the name goes on: "Data Platform Tools" is no "Data Platform"
     r"\b" + _LEAD_STOP + r"((?:" + _CAP + r"\s+){1,3}(?:" + "|".join(sorted(SYSTEM_WORDS)) + r"))\b"
+    r"(?![ \t]+(?!(?:" + "|".join(sorted(TEAM_WORDS)) + r")\b)[A-Z][a-z])"
 )
 _COMPANY_RE = re.compile(
     r"\b" + _LEAD_STOP + r"((?:" + _CAP + r"\s+){1,3}(?:"
