@@ -294,3 +294,13 @@ def test_a_table_row_about_a_person_is_not_about_the_page(rel: Any) -> None:
     found = rel("Notifications Hub\n\nOwner: Messaging; Location: Dublin\n")
     assert ("Messaging", R.OWNS, "Notifications Hub") in found
     assert ("Notifications Hub", R.LOCATED_IN, "Dublin") in found
+
+
+def test_a_roster_row_on_a_team_page_is_a_member(rel: Any) -> None:
+    page = ("Checkout Team\n\nPerson: Klaus Fischer; Role: Engineering Manager; Location: Berlin\n"
+            "Person: Jia Lin; Role: Senior Engineer; Location: Singapore\n")
+    found = rel(page)
+    assert {("Klaus Fischer", R.MEMBER_OF, "Checkout Team"),
+            ("Jia Lin", R.MEMBER_OF, "Checkout Team")} <= found
+    found = rel("Notifications Hub\n\nPerson: Jia Lin; Role: Maintainer\n")
+    assert not any(t is R.MEMBER_OF for _, t, _ in found)  # a system's page has no members

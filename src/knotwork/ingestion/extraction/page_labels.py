@@ -98,7 +98,12 @@ def label_relations(text: str, mentions: list[Mention]) -> list[LabelHit]:
         line_start, line_end = pos + line.start(), pos + line.end()
         cells = re.split(r"(?<=[;|])", line.group(0))
         if len(cells) > 1 and _row_has_subject(cells[0], line_start, mentions):
-            continue  # "Klaus Fischer; Role: EM; Location: Berlin": the row is about Klaus
+            # "Klaus Fischer; Role: EM; Location: Berlin": the row is about Klaus; on a team's
+            # page a roster row (a person with a role) is one of its members
+            member = _roster_member(cells, line_start, subject, mentions)
+            if member is not None:
+                hits.append(LabelHit(member, subject, R.MEMBER_OF, line_start, line_end))
+            continue
         cell_start = line_start
         for cell in cells:
             cell_end = cell_start + len(cell)
@@ -114,6 +119,19 @@ def _row_has_subject(first_cell: str, start: int, mentions: list[Mention]) -> bo
     end = start + len(first_cell)
     return any(value_start <= m.start and m.end <= end for m in mentions) and (
         parsed is None or _label(parsed.group(1)) is None)
+
+
+_ROLE_CELL = re.compile(r"^\s*(?:role|title|position|job title|job|function)\s*:", re.IGNORECASE)
+
+
+def _roster_member(cells: list[str], start: int, subject: Mention,
+                   mentions: list[Mention]) -> Mention | None:
+    if subject.subtype != "TEAM" or not any(_ROLE_CELL.match(c) for c in cells[1:]):
+        return None
+    end = start + len(cells[0])
+    people = [m for m in mentions if start <= m.start and m.end <= end
+              and m.type is EntityType.PERSON]
+    return people[0] if len(people) == 1 else None
 
 
 def _cell_hits(text: str, cell: str, start: int, end: int, subject: Mention, mentions: list[Mention],
