@@ -6,7 +6,7 @@ import pytest
 
 from knotwork.domain.models import RelationType as R
 from knotwork.retrieval.multihop import decompose
-from knotwork.retrieval.question import analyze
+from knotwork.retrieval.question import QuestionHints, analyze
 from knotwork.retrieval.sentences import split_sentences
 
 
@@ -108,3 +108,13 @@ def test_where_questions_ask_for_a_place_of_the_named_entity(question: str) -> N
 
 def test_where_questions_about_events_are_not_place_questions() -> None:
     assert R.LOCATED_IN not in analyze("Where did the Atlas decision get recorded?").types
+
+
+@pytest.mark.parametrize("question", ["Who is on the Checkout team?", "Who's in Payments?",
+                                      "Who are currently part of the Atlas Team?"])
+def test_who_is_on_a_team_asks_for_its_members(question: str) -> None:
+    assert analyze(question) == QuestionHints("target", frozenset({R.MEMBER_OF}))
+
+
+def test_who_is_in_charge_is_not_membership() -> None:
+    assert R.MEMBER_OF not in analyze("Who is in charge of Project Atlas?").types

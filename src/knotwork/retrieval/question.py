@@ -49,7 +49,14 @@ _WHERE_PLACE = re.compile(
 _WHERE_WORK = re.compile(r"^\s*where\b.*\bwork(?:s|ed|ing)?\b", re.IGNORECASE)
 
 
+# "Who is on the Checkout team?", "Who's in Payments?": the team's members
+_WHO_IS_ON = re.compile(r"^\s*who(?:\s+(?:is|are|was|were)|'s|’s)\s+(?:currently\s+|now\s+|still\s+)?"
+                        r"(?:on|in(?!\s+charge\b)|part\s+of|a\s+member\s+of)\b", re.IGNORECASE)
+
+
 def analyze(question: str) -> QuestionHints:
+    if _WHO_IS_ON.match(question):
+        return QuestionHints("target", frozenset({R.MEMBER_OF}))
     if _WHERE_PLACE.match(question):
         return QuestionHints("source", frozenset({R.LOCATED_IN}) | frozenset(
             relation_types_named(question)))
