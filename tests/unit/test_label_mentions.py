@@ -44,3 +44,9 @@ def test_headings_that_are_not_a_system() -> None:
     for heading in ("Architecture Overview", "Project Atlas", "Payments Team", "Ana Ruiz"):
         assert not any(m.start == 0 for m in label_mentions(f"{heading}\n\nOwner: Messaging\n"))
     assert not any(m.start == 0 for m in label_mentions("Notifications Hub\n\nSome prose.\n"))
+
+
+def test_a_markdown_heading_over_system_labels_names_the_system() -> None:
+    text = "# Notifications Hub\n\nOwning team: Messaging\n"
+    hub = [m for m in label_mentions(text) if m.text == "Notifications Hub"]
+    assert [m.start for m in hub] == [2]

@@ -189,7 +189,7 @@ def test_confluence_file_shapes_status_and_users(tmp_path: Path) -> None:
     assert skipped == 4  # archived, trashed, deleted, older duplicate
     assert pages["1"].author == "Ada Park"  # authorId fallback, mapped
     assert pages["1"].url == "/spaces/S/pages/1"
-    assert pages["1"].content == "Page 1\n\nBody of 1"  # the title heads the text
+    assert pages["1"].content == "# Page 1\n\nBody of 1"  # the title heads the text
     assert pages["2"].title == "Newer"
     assert pages["4"].url == "https://acme.example/wiki/spaces/S/pages/4"
     assert pages["1"].modified_at == datetime(2024, 3, 2, 10, tzinfo=UTC)

@@ -117,7 +117,7 @@ def test_confluence_pages_exported_with_a_view_body(tmp_path: Path) -> None:
 
     (document,) = load_path(tmp_path).documents
 
-    assert document.content == "Page 5\n\nLee Wong leads Atlas."
+    assert document.content == "# Page 5\n\nLee Wong leads Atlas."
 
 
 def test_a_page_title_heads_its_text_once(tmp_path: Path) -> None:
@@ -130,4 +130,4 @@ def test_a_page_title_heads_its_text_once(tmp_path: Path) -> None:
     pages = {d.source_id: d.content for d in load_path(tmp_path).documents}
 
     assert pages["6"].count("Q1 Risk Register") == 1
-    assert pages["7"] == "Notifications Hub\n\nOwner: Messaging"
+    assert pages["7"] == "# Notifications Hub\n\nOwner: Messaging"

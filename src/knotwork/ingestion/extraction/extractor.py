@@ -200,7 +200,7 @@ def _labelled(text: str, mentions: list[Mention], index_of: dict[int, int],
               found: list[LocalRelation]) -> list[LocalRelation]:
     """Relations stated by "Owner: X" / "Stack: Y" lines about the page's heading."""
     have = {(r.source, r.target, r.type) for r in found}
-    heading = text.strip().split("\n", 1)[0].strip()
+    heading = text.strip().split("\n", 1)[0].strip().lstrip("#").strip()
     out: list[LocalRelation] = []
     for hit in label_relations(text, [m for m in mentions if m.extractor != "speaker"]):
         s, t = index_of[id(hit.source)], index_of[id(hit.target)]

@@ -58,7 +58,7 @@ _SYSTEM_LABEL_LINE = re.compile(
     r"maintained by|maintaining team|(?:tech(?:nology)? )?stack|dependencies|depends on|upstream|"
     r"downstream|consumers|repository|repo|runbook|on-?call|sla|slo|languages?|built with|"
     r"runs on|hosting|deployed (?:on|to))[ \t]*:", re.MULTILINE)
-_HEADING = re.compile(r"[ \t]*(" + _NAME + r"(?:[ \t]+(?:[A-Z0-9][\w&'’.-]*|of|and|for|&)){0,4})"
+_HEADING = re.compile(r"[ \t]*(?:#{1,6}[ \t]+)?(" + _NAME + r"(?:[ \t]+(?:[A-Z0-9][\w&'’.-]*|of|and|for|&)){0,4})"
                       r"[ \t]*")
 _GENERIC_HEADS = frozenset(
     ["overview", "notes", "runbook", "guide", "charter", "review", "plan", "update", "summary", "retro", "retrospective", "postmortem", "post-mortem", "minutes", "faq", "onboarding", "handbook", "policy", "process", "roadmap", "status", "report", "agenda", "design", "proposal", "rfc", "decision", "decisions", "log", "checklist", "readme", "index", "home", "page", "documentation", "docs", "architecture", "introduction", "intro", "meeting", "sync", "standup", "kickoff"])

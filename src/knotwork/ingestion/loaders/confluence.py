@@ -209,8 +209,8 @@ def page_to_document(
         return None
     title = _str(page.get("title"))
     first_line = content.lstrip().split("\n", 1)[0]
-    if title and _heading_key(first_line) != _heading_key(title):
-        content = f"{title}\n\n{content}"  # as the page shows it: its title names its subject
+    if title and not first_line.startswith("#") and _heading_key(first_line) != _heading_key(title):
+        content = f"# {title}\n\n{content}"  # as the page shows it: its title names its subject
     version = _dict(page.get("version"))
     history = _dict(page.get("history"))  # v1 shape
     links = _dict(page.get("_links"))
