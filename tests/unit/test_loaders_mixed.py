@@ -131,3 +131,17 @@ def test_a_page_title_heads_its_text_once(tmp_path: Path) -> None:
 
     assert pages["6"].count("Q1 Risk Register") == 1
     assert pages["7"] == "# Notifications Hub\n\nOwner: Messaging"
+
+
+def test_plain_text_handles_read_as_the_people(tmp_path: Path) -> None:
+    from knotwork.ingestion.loaders.slack import render_slack_text, user_names
+
+    users = user_names([
+        {"id": "U1", "name": "amara", "profile": {"real_name": "Amara Okafor",
+                                                  "display_name": "amara.o"}},
+        {"id": "U2", "name": "sam", "real_name": "Sam Ito"},
+        {"id": "U3", "name": "sam.b", "real_name": "Sam Berg", "profile": {"display_name": "sam"}},
+    ])
+    text = render_slack_text("@amara.o owns it now. cc @amara, @sam, @here; mail a@b.com", users)
+    assert text == "Amara Okafor owns it now. cc Amara Okafor, @sam, @here; mail a@b.com"
+    assert users["U1"] == "Amara Okafor"  # ids still name people

@@ -39,6 +39,7 @@ LISTING_FILES = (CHANNELS_FILE, "groups.json", "mpims.json", "dms.json")
 _DM_LISTING = "dms.json"  # direct messages have no name: their folder is their id
 _DAY_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}\.json$")
 _MARKUP = re.compile(r"<([^<>\n]*)>")
+_PLAIN_HANDLE = re.compile(r"(?<![\w@])@(\w(?:[\w.-]*\w)?)")  # "@amara.o" typed as text
 _USER_MENTION = re.compile(r"<@([A-Z0-9]+)>")  # without a |label
 _LISTED_IDS = 5
 _NOISE_SUBTYPES = frozenset(
@@ -180,8 +181,11 @@ def _str(value: object) -> str:
 
 
 def user_names(data: object) -> dict[str, str]:
-    """User id -> real name from a list of user objects (``users.json`` / ``users.list``)."""
+    """User id -> real name from a list of user objects (``users.json`` / ``users.list``),
+    plus ``@handle`` -> real name for each user's name and display name (a handle two people
+    share is left out), so a plain-text "@amara.o" reads as the person."""
     names: dict[str, str] = {}
+    handles: dict[str, str | None] = {}
     if not isinstance(data, list):
         return names
     for user in data:
@@ -199,6 +203,12 @@ def user_names(data: object) -> dict[str, str]:
             if _str(candidate):
                 names[_str(user.get("id"))] = _str(candidate)
                 break
+        real = names.get(_str(user.get("id")))
+        for handle in (_str(user.get("name")), _str(profile.get("display_name"))):
+            key = "@" + handle.lower() if handle and " " not in handle else None
+            if key is not None and real and key[1:] != real.lower():
+                handles[key] = real if handles.get(key, real) == real else None
+    names.update({key: real for key, real in handles.items() if real is not None})
     return names
 
 
@@ -224,6 +234,8 @@ def render_slack_text(
         return label or target.removeprefix("mailto:")
 
     rendered = _MARKUP.sub(replace, text)
+    rendered = _PLAIN_HANDLE.sub(lambda m: users.get("@" + m.group(1).lower(), m.group(0)),
+                                 rendered)
     return rendered.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
