@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -101,9 +102,8 @@ class RedisCache:
             return None
         from knotwork.infra.cache.async_reader import AsyncCacheReader
 
-        if clock is None:
-            return AsyncCacheReader(self, self._async_client(), pause_s=pause_s)
-        return AsyncCacheReader(self, self._async_client(), pause_s=pause_s, clock=clock)
+        return AsyncCacheReader(self, self._async_client(), pause_s=pause_s,
+                                clock=clock or time.monotonic)
 
     # ------------------------------------------------------------------ keys
     def _base(self, group_id: str) -> str:

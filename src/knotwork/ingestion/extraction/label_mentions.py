@@ -50,7 +50,6 @@ _PERSON_LABEL = re.compile(
     r"[ \t]*:[ \t]*", re.MULTILINE)
 _PERSON_NAME = re.compile(r"(" + _NAME + r"(?:[ \t]+(?:van|von|de|da|del|der|den|le|la|di|bin|al)"
                           r")*(?:[ \t]+" + _NAME + r"){1,2})")
-_LIST_GLUE = re.compile(r"^[ \t]*(?:,|;|&|and|\+)?[ \t]*$")
 
 # a page about one system: a Title Case heading over "Owner:" / "Stack:" lines
 _SYSTEM_LABEL_LINE = re.compile(
@@ -58,10 +57,16 @@ _SYSTEM_LABEL_LINE = re.compile(
     r"maintained by|maintaining team|(?:tech(?:nology)? )?stack|dependencies|depends on|upstream|"
     r"downstream|consumers|repository|repo|runbook|on-?call|sla|slo|languages?|built with|"
     r"runs on|hosting|deployed (?:on|to))[ \t]*:", re.MULTILINE)
-_HEADING = re.compile(r"[ \t]*(?:#{1,6}[ \t]+)?(" + _NAME + r"(?:[ \t]+(?:[A-Z0-9][\w&'’.-]*|of|and|for|&)){0,4})"
-                      r"[ \t]*")
-_GENERIC_HEADS = frozenset(
-    ["overview", "notes", "runbook", "guide", "charter", "review", "plan", "update", "summary", "retro", "retrospective", "postmortem", "post-mortem", "minutes", "faq", "onboarding", "handbook", "policy", "process", "roadmap", "status", "report", "agenda", "design", "proposal", "rfc", "decision", "decisions", "log", "checklist", "readme", "index", "home", "page", "documentation", "docs", "architecture", "introduction", "intro", "meeting", "sync", "standup", "kickoff"])
+_HEADING = re.compile(r"[ \t]*(?:#{1,6}[ \t]+)?(" + _NAME
+                      + r"(?:[ \t]+(?:[A-Z0-9][\w&'’.-]*|of|and|for|&)){0,4})[ \t]*")
+_GENERIC_HEADS = frozenset({
+    "overview", "notes", "runbook", "guide", "charter", "review", "plan", "update", "summary",
+    "retro", "retrospective", "postmortem", "post-mortem", "minutes", "faq", "onboarding",
+    "handbook", "policy", "process", "roadmap", "status", "report", "agenda", "design",
+    "proposal", "rfc", "decision", "decisions", "log", "checklist", "readme", "index", "home",
+    "page", "documentation", "docs", "architecture", "introduction", "intro", "meeting", "sync",
+    "standup", "kickoff",
+})
 
 
 def _person_like(name: str) -> bool:

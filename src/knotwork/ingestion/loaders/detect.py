@@ -193,30 +193,38 @@ class _Survey:
 
 
 def _survey(path: Path) -> _Survey:
+    """One walk of the tree. JSON is parsed only when a Slack export or text files are there
+    too: a folder of pages alone is one kind, and its loader reads every page anyway."""
     survey = _Survey()
-    folders = [path, *(d for d in sorted(path.rglob("*")) if d.is_dir() and _visible(d, path))]
-    for folder in folders:
-        if is_slack_root(folder) and not any(folder.is_relative_to(r)
-                                             for r in survey.slack_roots):
+    files = visible_files(path)
+    listed = sorted({f.parent for f in files if f.name in LISTING_FILES},
+                    key=lambda d: len(d.parts))
+    for folder in listed:  # outermost first: an export's own sub-folders are part of it
+        if not any(folder.is_relative_to(root) for root in survey.slack_roots):
             survey.slack_roots.append(folder)
-    for file in visible_files(path):
+    json_files: list[Path] = []
+    for file in files:
         if any(file.is_relative_to(root) for root in survey.slack_roots):
             continue
         suffix = file.suffix.lower()
         if suffix == ".json":
-            try:
-                pages = file.name != USERS_FILE and _has_pages(read_json(file, path))
-            except LoaderError as exc:
-                survey.malformed.append(str(exc))
-                continue
-            if pages:
-                root = next((d for d in (file.parent, *file.parent.parents)
-                             if (d / USERS_FILE).is_file() or d == path), path)
-                survey.page_files.setdefault(root, []).append(file)
+            json_files.append(file)
         elif suffix in SUPPORTED_SUFFIXES:
             survey.text_files.append(file)
         else:
             survey.unsupported += 1
+    if not (survey.slack_roots or survey.text_files):
+        return survey
+    for file in json_files:
+        try:
+            pages = file.name != USERS_FILE and _has_pages(read_json(file, path))
+        except LoaderError as exc:
+            survey.malformed.append(str(exc))
+            continue
+        if pages:
+            root = next((d for d in (file.parent, *file.parent.parents)
+                         if (d / USERS_FILE).is_file() or d == path), path)
+            survey.page_files.setdefault(root, []).append(file)
     return survey
 
 

@@ -128,7 +128,6 @@ def load_files(path: Path, *, max_chars: int = MAX_DOCUMENT_CHARS,
 def load_file_list(files: list[Path], root: Path, *, max_chars: int = MAX_DOCUMENT_CHARS,
                    notes: list[str] | None = None) -> tuple[list[RawDocument], int]:
     """The files of ``files`` under ``root`` (source ids relative to it); others are skipped."""
-    path = root
     documents: list[RawDocument] = []
     skipped = 0
     for file in files:
@@ -137,11 +136,11 @@ def load_file_list(files: list[Path], root: Path, *, max_chars: int = MAX_DOCUME
             continue
         try:
             reason = _unreadable(file, max_chars)
-            document = None if reason else _document(file, path)
+            document = None if reason else _document(file, root)
         except OSError as exc:
             reason, document = f"cannot read: {exc.strerror or exc}", None
         if reason is not None and notes is not None:
-            notes.append(f"{file.relative_to(path).as_posix()}: {reason}")
+            notes.append(f"{file.relative_to(root).as_posix()}: {reason}")
         if document is None:
             skipped += 1
         else:
