@@ -245,16 +245,15 @@ class LocalSearch:
                                citations=[], confidence=0.05, mode_used=mode, context="",
                                reasoning_trace=trace)
         missing = uncovered_terms(question, seeds, pool)
+        why: str | None = None
         if ranked and missing and not analyze(question).types and \
                 ranked[0].parts.get("semantic", 0.0) < cfg.uncovered_semantic_guard and \
                 len(missing) > cfg.uncovered_share * len(focus_terms(question, seeds)):
-            trace.append(f"abstained: the evidence never mentions {', '.join(missing)}")
-            return QueryResult(answer=NO_ANSWER, citations=[], confidence=0.1, mode_used=mode,
-                               context="", reasoning_trace=trace)
-        why = unsupported_relation(
-            question, {eid: e for eid, (e, score) in seeds.items() if score >= 0.8},
-            (u.fact for u in facts if u.fact is not None), [u.text for u in ranked[:5]]
-        ) if ranked else None
+            why = f"the evidence never mentions {', '.join(missing)}"
+        elif ranked:
+            why = unsupported_relation(
+                question, {eid: e for eid, (e, score) in seeds.items() if score >= 0.8},
+                (u.fact for u in facts if u.fact is not None), [u.text for u in ranked[:5]])
         if why is not None:
             trace.append(f"abstained: {why}")
             return QueryResult(answer=NO_ANSWER, citations=[], confidence=0.1, mode_used=mode,
