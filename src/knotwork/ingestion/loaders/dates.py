@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
-from dateutil import parser as dateparser
+from knotwork.ingestion.extraction.temporal import resolve
 
 __all__ = ["document_date"]
 
@@ -45,23 +45,13 @@ _DATE_LABEL = re.compile(
 _TOP_LINES = 8
 
 
-def _parse(text: str) -> datetime | None:
-    cleaned = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", text)
-    cleaned = re.sub(r"(?i)\bof\s+", "", cleaned)
-    try:
-        found = dateparser.parse(cleaned, default=datetime(2000, 1, 1))
-    except (ValueError, OverflowError):
-        return None
-    return found.replace(tzinfo=UTC) if found.tzinfo is None else found.astimezone(UTC)
-
-
 def _plausible(value: datetime | None, now: datetime) -> datetime | None:
     if value is None or value.year < 1990 or value > now + timedelta(days=1):
         return None
     return value
 
 
-def _front_matter_date(text: str) -> datetime | None:
+def _front_matter_date(text: str, now: datetime) -> datetime | None:
     lines = text.lstrip("\ufeff").splitlines()
     if not lines or lines[0].strip() != "---":
         return None
@@ -70,7 +60,7 @@ def _front_matter_date(text: str) -> datetime | None:
             break
         match = _FRONT_KEY.match(line.strip())
         if match:
-            return _parse(match.group(1).strip().strip("'\""))
+            return resolve(match.group(1).strip().strip("'\""), now)
     return None
 
 
@@ -85,12 +75,12 @@ def _file_name_date(name: str) -> datetime | None:
         return None
 
 
-def _title_date(title: str) -> datetime | None:
+def _title_date(title: str, now: datetime) -> datetime | None:
     match = _FULL.search(title) or _MONTH_YEAR.search(title)
-    return _parse(match.group(0)) if match else None
+    return resolve(match.group(0), now) if match else None
 
 
-def _top_line_date(text: str) -> datetime | None:
+def _top_line_date(text: str, now: datetime) -> datetime | None:
     lines = [line.strip() for line in text.splitlines() if line.strip()][:_TOP_LINES]
     for line in lines:
         match = _FULL.search(line)
@@ -98,7 +88,7 @@ def _top_line_date(text: str) -> datetime | None:
             continue
         mostly_date = len(match.group(0)) >= 0.5 * len(re.sub(r"[\W_]+", "", line) or "x")
         if _DATE_LABEL.match(line) or mostly_date or line.startswith("#"):
-            return _parse(match.group(0))
+            return resolve(match.group(0), now)
     return None
 
 
@@ -107,10 +97,10 @@ def document_date(file_name: str, title: str | None, text: str,
     """The date a file says it was written (see the module notes), or None."""
     current = now or datetime.now(UTC)
     for found in (
-        _front_matter_date(text),
+        _front_matter_date(text, current),
         _file_name_date(file_name),
-        _title_date(title) if title else None,
-        _top_line_date(text),
+        _title_date(title, current) if title else None,
+        _top_line_date(text, current),
     ):
         if (value := _plausible(found, current)) is not None:
             return value
