@@ -10,7 +10,7 @@ proper-noun runs. ``ensemble.vote`` decides which candidates become mentions; co
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from knotwork.domain.models import EntityType
 from knotwork.ingestion.extraction.given_names import is_given_name
@@ -142,7 +142,8 @@ def gazetteer_mentions(text: str) -> list[Mention]:
 _TEAM_LOWER_RE = re.compile(  # also at a line or table cell start ("Team: Payments team")
     r"(?:\b(?:[Tt]he|[Oo]ur|[Tt]heir|[Yy]our|a|[Mm]y)\s+|(?:^|(?<=[:;|(]))[ \t]*)("
     + _LEAD_STOP + r"(?:" + _CAP + r"\s+){1,3}"
-    r"(?:team|squad|guild|tribe|chapter|department|division|group|crew))\b", re.MULTILINE)
+    r"(?:team|squad|guild|tribe|chapter|department|division|group|crew))\b"
+    r"(?!:)", re.MULTILINE)  # "Owning team: Messaging" is a label, not a team's name
 # "the Orion ingestion service", "our Billing service": capitalised words, at most two
 # lower-case descriptors, then a lower-case system word, after a determiner
 _SYSTEM_LOWER_RE = re.compile(
@@ -153,11 +154,22 @@ _SYSTEM_LOWER_RE = re.compile(
     r"(?:service|microservice|platform|api|pipeline|gateway|portal|app|dashboard|cluster|"
     r"database|engine|library|sdk|bot|registry|console|system|framework|warehouse|proxy))\b")
 _POSSESSIVE = re.compile(r"['’]s\s")  # "Ana's team" is Ana's, not a team named so
-_SHAPED = ((_TEAM_RE, EntityType.ORGANIZATION, "TEAM", 0.92),
-           (_TEAM_LOWER_RE, EntityType.ORGANIZATION, "TEAM", 0.92),
-           (_SYSTEM_RE, EntityType.PRODUCT, "SYSTEM", 0.88),
-           (_SYSTEM_LOWER_RE, EntityType.PRODUCT, "SYSTEM", 0.88),
-           (_COMPANY_RE, EntityType.ORGANIZATION, None, 0.9))
+
+
+def _names_a_technology(name: str) -> bool:
+    capitalised = " ".join(w for w in name.split() if w[:1].isupper())
+    return capitalised in TECHNOLOGIES or any(w in TECHNOLOGIES for w in capitalised.split())
+
+
+# (shape, type, subtype, confidence, names it rejects)
+_SHAPED: tuple[tuple[re.Pattern[str], EntityType, str | None, float,
+                     Callable[[str], bool] | None], ...] = (
+    (_TEAM_RE, EntityType.ORGANIZATION, "TEAM", 0.92, None),
+    (_TEAM_LOWER_RE, EntityType.ORGANIZATION, "TEAM", 0.92, None),
+    (_SYSTEM_RE, EntityType.PRODUCT, "SYSTEM", 0.88, None),
+    (_SYSTEM_LOWER_RE, EntityType.PRODUCT, "SYSTEM", 0.88, _names_a_technology),  # "the Kafka cluster"
+    (_COMPANY_RE, EntityType.ORGANIZATION, None, 0.9, None),
+)
 
 
 def _one_line(m: Mention) -> Mention | None:
@@ -174,11 +186,6 @@ def _one_line(m: Mention) -> Mention | None:
                    m.subtype, m.refers_to, m.votes)
 
 
-def _names_a_technology(name: str) -> bool:
-    capitalised = " ".join(w for w in name.split() if w[:1].isupper())
-    return capitalised in TECHNOLOGIES or any(w in TECHNOLOGIES for w in capitalised.split())
-
-
 def rule_mentions(text: str) -> list[Mention]:
     """Name shapes statistical NER misses or mistypes in enterprise text."""
     return [k for k in map(_one_line, _rule_mentions(text)) if k is not None]
@@ -191,12 +198,10 @@ def _rule_mentions(text: str) -> list[Mention]:
     for m in _PROJECT_SUFFIX_RE.finditer(text):
         out.append(Mention(m.start(1), m.end(0), m.group(0)[m.start(1) - m.start(0):],
                            EntityType.PRODUCT, 0.9, "rule", "PROJECT", refers_to=f"Project {m.group(1)}"))
-    for regex, etype, subtype, confidence in _SHAPED:
+    for regex, etype, subtype, confidence, rejects in _SHAPED:
         for m in regex.finditer(text):
-            if regex is _SYSTEM_LOWER_RE and _names_a_technology(m.group(1)):
-                continue  # "the Kafka cluster" is Kafka
-            if regex is _TEAM_LOWER_RE and text.startswith(":", m.end(1)):
-                continue  # "Owning team: Messaging": a label, not a team's name
+            if rejects is not None and rejects(m.group(1)):
+                continue
             if _plausible(m.group(1)) and not (subtype == "TEAM" and _POSSESSIVE.search(m.group(1))):
                 out.append(Mention(m.start(1), m.end(1), m.group(1), etype, confidence, "rule", subtype))
     for m in _CODE_IN_TEXT.finditer(text):
