@@ -7,8 +7,11 @@ import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from knotwork.domain.models import SourceSystem
 from knotwork.ingestion.loaders.detect import SourceKind, detect_kind, load_path
+from knotwork.ingestion.loaders.errors import LoaderError
 from tests.unit.test_loaders import _page, _slack_export, _write_json
 
 
@@ -145,3 +148,18 @@ def test_plain_text_handles_read_as_the_people(tmp_path: Path) -> None:
     text = render_slack_text("@amara.o owns it now. cc @amara, @sam, @here; mail a@b.com", users)
     assert text == "Amara Okafor owns it now. cc Amara Okafor, @sam, @here; mail a@b.com"
     assert users["U1"] == "Amara Okafor"  # ids still name people
+
+
+def test_a_zip_that_unpacks_over_the_limit_is_refused_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from knotwork.ingestion.loaders import detect
+
+    archive = tmp_path / "big.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as out:
+        out.writestr("notes/a.md", "# A\n\n" + "Alice Chen leads Atlas. " * 200)
+    monkeypatch.setattr(detect, "_MAX_UNPACKED_BYTES", 1000)
+
+    with pytest.raises(LoaderError, match=r"big\.zip unpacks to [\d,]+ bytes, over the 1,000") as err:
+        load_path(archive)
+    assert "\n" not in str(err.value)
