@@ -1,14 +1,17 @@
-"""The MiniLM embedder serialises its use of the shared model: its fast tokenizer keeps the
-padding / truncation of its last call, so two threads inside it at once could tokenize one
-batch with the other's settings (a 400 "Unable to create tensor" when REST clients missed the
-query cache together). A fake model records how many threads are inside it at once."""
+"""The MiniLM embedder serialises its use of the shared tokenizer, and only that: the fast
+tokenizer keeps the padding / truncation of its last call, so two threads inside it at once
+could tokenize one batch with the other's settings (a 400 "Unable to create tensor" when REST
+clients missed the query cache together), while the transformer only reads its weights and
+runs in both threads at once (ingestion's passages beside a query's texts). A fake model
+records how many threads are inside each part at once."""
 
 from __future__ import annotations
 
 import threading
+from types import SimpleNamespace
 from typing import Any
 
-import numpy as np
+import torch
 
 from knotwork.infra.embeddings.minilm import MiniLMEmbedder
 
@@ -33,30 +36,48 @@ class _Inside:
             self.now -= 1
 
 
-class _FakeModel:
-    max_seq_length = 256
+class _FakeTokenizer:
+    pad_token_id = 0
 
     def __init__(self, inside: _Inside) -> None:
         self.inside = inside
 
-    def tokenizer(self, texts: list[str], **_: Any) -> dict[str, list[list[int]]]:
+    def __call__(self, texts: list[str], **_: Any) -> dict[str, list[list[int]]]:
         self.inside.enter()
         try:
             return {"input_ids": [[1] * len(t.split()) for t in texts]}
         finally:
             self.inside.leave()
 
-    def encode(self, texts: list[str], **_: Any) -> np.ndarray:
+
+class _FakeTransformer:
+    def __init__(self, inside: _Inside) -> None:
+        self.inside = inside
+
+    def __call__(self, input_ids: torch.Tensor, attention_mask: torch.Tensor
+                 ) -> dict[str, torch.Tensor]:
         self.inside.enter()
         try:
-            return np.ones((len(texts), 384), dtype=np.float32)
+            return {"last_hidden_state": torch.ones((*input_ids.shape, 384))}
         finally:
             self.inside.leave()
 
 
-def test_one_thread_at_a_time_inside_the_shared_model() -> None:
-    inside = _Inside()
-    model = _FakeModel(inside)
+class _FakeModel:
+    max_seq_length = 256
+
+    def __init__(self, tokenizer: _Inside, transformer: _Inside) -> None:
+        self.tokenizer = _FakeTokenizer(tokenizer)
+        self.transformer = SimpleNamespace(auto_model=_FakeTransformer(transformer))
+
+    def __getitem__(self, index: int) -> SimpleNamespace:
+        assert index == 0
+        return self.transformer
+
+
+def test_the_tokenizer_is_serialised_and_the_transformer_is_not() -> None:
+    in_tokenizer, in_transformer = _Inside(), _Inside()
+    model = _FakeModel(in_tokenizer, in_transformer)
     embedders = [MiniLMEmbedder(cache_size=1) for _ in range(2)]  # two instances, one model
     for embedder in embedders:
         embedder._model = model  # type: ignore[assignment]
@@ -72,4 +93,5 @@ def test_one_thread_at_a_time_inside_the_shared_model() -> None:
     for thread in threads:
         thread.join()
     assert results == [2, 2]
-    assert inside.most == 1
+    assert in_tokenizer.most == 1
+    assert in_transformer.most == 2

@@ -7,9 +7,9 @@ mid-way leaves the document unfinished and the next run redoes it harmlessly.
 
 from __future__ import annotations
 
-import contextvars
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 
@@ -41,9 +41,11 @@ from knotwork.ingestion.extraction.mentions import KnownName
 from knotwork.ingestion.extraction.types import ChunkExtraction
 from knotwork.ingestion.graph_builder import BatchBuilder, BatchResult
 from knotwork.ingestion.lineage import Lineage, Retired
+from knotwork.ingestion.passage_work import PassageWork, PendingPassages, one_core_each
 from knotwork.ingestion.vector_writes import (
     EmbeddedPassages,
-    embed_batch_passages,
+    passage_embedder,
+    passage_rows,
     plan_vectors,
     stored_vectors,
 )
@@ -54,6 +56,7 @@ from knotwork.runtime import Runtime
 log = structlog.get_logger(__name__)
 
 Progress = Callable[[int], None]
+_BATCHES_AHEAD = 2  # batches whose passages are queued while one is processed
 # Held around every store write of a batch (workers: the store-writer lock, see
 # ``services.worker``); extraction and passage embedding run outside it.
 CommitGuard = Callable[[], AbstractContextManager[object]]
@@ -91,7 +94,7 @@ class _Ahead:
     """A batch whose passages are being embedded while the batch before it is processed."""
 
     batch: list[_Prepared]
-    passages: Future[EmbeddedPassages]
+    passages: PendingPassages
 
 
 class IngestionPipeline:
@@ -109,11 +112,12 @@ class IngestionPipeline:
     def ingest(self, documents: Iterable[RawDocument], progress: Progress | None = None) -> IngestReport:
         self._rt.graph.ensure_schema(self._group)
         report = IngestReport()
-        # one batch ahead: a batch's passages (they do not depend on resolution) are embedded
-        # on one core while the batch before it is extracted and written on the other
+        # batches ahead: a batch's passages (they do not depend on resolution) are embedded
+        # on one core while the batch before it is extracted and written on the other; two
+        # queued keep the worker busy while this thread helps with the next one's (issue 4)
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="passages")
         try:
-            ahead: _Ahead | None = None
+            ahead: deque[_Ahead] = deque()
             pending: list[_Prepared] = []
             for raw in documents:
                 report.documents_seen += 1
@@ -125,30 +129,36 @@ class IngestionPipeline:
                     continue
                 pending.append(prepared)
                 if len(pending) >= self._batch:
-                    ahead = self._advance(pool, ahead, pending, report, progress)
+                    ahead.append(_Ahead(pending, self._submit_passages(pool, pending)))
                     pending = []
+                    if len(ahead) > _BATCHES_AHEAD:
+                        self._process_next(ahead, report, progress)
             if pending:
-                ahead = self._advance(pool, ahead, pending, report, progress)
-            if ahead is not None:
-                self._process(ahead.batch, report, progress, passages=ahead.passages)
+                ahead.append(_Ahead(pending, self._submit_passages(pool, pending)))
+            while ahead:
+                self._process_next(ahead, report, progress)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
         build_due_indexes(self._rt.vectors)
         return report
 
-    def _advance(self, pool: ThreadPoolExecutor, ahead: _Ahead | None, batch: list[_Prepared],
-                 report: IngestReport, progress: Progress | None) -> _Ahead:
-        """Queue the batch's passages, then process the batch queued before it."""
-        queued = _Ahead(batch, self._submit_passages(pool, batch))
-        if ahead is not None:
-            self._process(ahead.batch, report, progress, passages=ahead.passages,
-                          busy=queued.passages)
-        return queued
+    def _process_next(self, ahead: deque[_Ahead], report: IngestReport,
+                      progress: Progress | None) -> None:
+        """Process the oldest queued batch; the ones queued after it are embedding meanwhile."""
+        first = ahead.popleft()
+        self._process(first.batch, report, progress, passages=first.passages,
+                      queued=[a.passages for a in ahead])
 
     def _submit_passages(self, pool: ThreadPoolExecutor, batch: Sequence[_Prepared]
-                         ) -> Future[EmbeddedPassages]:
-        episodes = [e for p in batch for e in p.episodes]
-        return pool.submit(contextvars.copy_context().run, self._embed_passages, batch, episodes)
+                         ) -> PendingPassages:
+        """The batch's passages queued on the worker (one core; the calling thread helps
+        when it asks for them before they are done)."""
+        settings = self._rt.settings
+        rows = passage_rows({p.document.id: p.document.title for p in batch},
+                            [e for p in batch for e in p.episodes], settings.passage_tokens)
+        embed = one_core_each(passage_embedder(self._rt.embedder, settings.late_chunk_facts))
+        work = PassageWork([text for _, _, text, _ in rows], embed).submit(pool)
+        return PendingPassages(rows, work)
 
     def add_episode(self, raw: RawDocument, context_episodes: int = 3) -> IngestReport:
         """One message or text: prior episodes of the group give coreference context."""
@@ -276,10 +286,11 @@ class IngestionPipeline:
 
     def _process(self, batch: Sequence[_Prepared], report: IngestReport, progress: Progress | None,
                  context: Sequence[KnownName] = (), *,
-                 passages: Future[EmbeddedPassages] | None = None,
-                 busy: Future[EmbeddedPassages] | None = None) -> None:
-        """``passages``: the batch's passages, already queued; ``busy``: the next batch's,
-        embedded meanwhile (this batch's own model calls then leave it a core)."""
+                 passages: PendingPassages | None = None,
+                 queued: Sequence[PendingPassages] = ()) -> None:
+        """``passages``: the batch's passages, already queued; ``queued``: the next batches',
+        embedded meanwhile (this thread helps with the first while its own finish, and its
+        model calls leave the worker a core)."""
         rt = self._rt
         known = self._known_names()
         episodes = [e for p in batch for e in p.episodes]
@@ -292,8 +303,8 @@ class IngestionPipeline:
                 embedded = embedding.result()
         else:
             extractions = rt.extractor.extract([e.content for e in episodes], known, context)
-            embedded = passages.result()
-        shared = busy is not None and not busy.done()
+            embedded = passages.result(spare=queued[0] if queued else None)
+        shared = any(not q.done() for q in queued)
         with self._guard(), one_core_left() if shared else nullcontext():
             kept = self._still_needed(batch)
             if kept:
@@ -317,16 +328,6 @@ class IngestionPipeline:
             p.previous = _stored_version(stored)
             kept.append(p)
         return kept
-
-    def _embed_passages(self, batch: Sequence[_Prepared], episodes: Sequence[Episode]
-                        ) -> EmbeddedPassages:
-        """Chunk passages embedded (they do not depend on resolution), leaving a core to the
-        extraction running meanwhile."""
-        with one_core_left():
-            return embed_batch_passages(self._rt.embedder,
-                                        {p.document.id: p.document.title for p in batch},
-                                        episodes, self._rt.settings.passage_tokens,
-                                        spans=self._rt.settings.late_chunk_facts)
 
     def _commit(self, batch: Sequence[_Prepared],
                 pairs: Sequence[tuple[Episode, ChunkExtraction]],

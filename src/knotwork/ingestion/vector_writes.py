@@ -28,7 +28,7 @@ VectorsOf = Callable[[Collection, str, list[str]], dict[str, list[float]]]
 class EmbeddedPassages:
     """A batch's passages: (episode, passage index, embedded text, row in ``handle``)."""
 
-    rows: list[tuple[Episode, int, str, int]]
+    rows: list[PassageRow]
     handle: PassageVectors
     _by_episode: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
 
@@ -60,6 +60,20 @@ class EmbeddedPassages:
         return None
 
 
+PassageRow = tuple[Episode, int, str, int]
+
+
+def passage_rows(titles: Mapping[str, str], episodes: Sequence[Episode], tokens: int
+                 ) -> list[PassageRow]:
+    """A batch's passages: (episode, passage index, text to embed (title, then the passage),
+    row)."""
+    rows: list[PassageRow] = []
+    for episode in episodes:
+        for i, text in enumerate(passage_texts(episode.content, tokens)):
+            rows.append((episode, i, passage_text(titles[episode.document_id], text), len(rows)))
+    return rows
+
+
 def embed_batch_passages(
     embedder: Embedder,
     titles: Mapping[str, str],
@@ -68,15 +82,17 @@ def embed_batch_passages(
     *,
     spans: bool = True,
 ) -> EmbeddedPassages:
-    """Chunk passages (title, then the passage) embedded; they do not depend on resolution.
+    """Chunk passages embedded in the calling thread; they do not depend on resolution.
     ``spans``: keep what late chunking needs (else a plain ``embed``: no span has a vector)."""
-    rows: list[tuple[Episode, int, str, int]] = []
-    for episode in episodes:
-        for i, text in enumerate(passage_texts(episode.content, tokens)):
-            rows.append((episode, i, passage_text(titles[episode.document_id], text), len(rows)))
-    texts = [t for _, _, t, _ in rows]
-    handle = embed_passages(embedder, texts) if spans else PlainPassages(embedder.embed(texts))
-    return EmbeddedPassages(rows, handle)
+    rows = passage_rows(titles, episodes, tokens)
+    return EmbeddedPassages(rows, passage_embedder(embedder, spans)([t for _, _, t, _ in rows]))
+
+
+def passage_embedder(embedder: Embedder, spans: bool) -> Callable[[list[str]], PassageVectors]:
+    """Passage texts to their vectors, with late chunking's token vectors when ``spans``."""
+    if spans:
+        return lambda texts: embed_passages(embedder, texts)
+    return lambda texts: PlainPassages(embedder.embed(texts))
 
 
 def entity_vector_changed(before: Entity | None, after: Entity) -> bool:
