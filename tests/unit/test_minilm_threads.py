@@ -1,19 +1,18 @@
-"""The MiniLM embedder serialises its use of the shared tokenizer, and only that: the fast
-tokenizer keeps the padding / truncation of its last call, so two threads inside it at once
-could tokenize one batch with the other's settings (a 400 "Unable to create tensor" when REST
-clients missed the query cache together), while the transformer only reads its weights and
-runs in both threads at once (ingestion's passages beside a query's texts). A fake model
-records how many threads are inside each part at once."""
+"""The MiniLM embedder serialises its use of the shared tokenizer, and only that: the Rust
+tokenizer is one object every embedder shares (configured once, then only read; the lock is
+cheap insurance against a second caller inside it), while the transformer only reads its
+weights and runs in two threads at once (ingestion's passages beside a query's texts). A
+fake model records how many threads are inside each part at once."""
 
 from __future__ import annotations
 
 import threading
 from types import SimpleNamespace
-from typing import Any
 
 import torch
 
 from knotwork.infra.embeddings.minilm import MiniLMEmbedder
+from knotwork.infra.embeddings.minilm_model import Encoder, WordPieces
 
 
 class _Inside:
@@ -36,18 +35,22 @@ class _Inside:
             self.now -= 1
 
 
-class _FakeTokenizer:
-    pad_token_id = 0
+def _tokenizer(inside: _Inside) -> WordPieces:
+    """The real tokenizer wrapper around a fake Rust tokenizer that records who is inside."""
 
-    def __init__(self, inside: _Inside) -> None:
-        self.inside = inside
+    class _Rust:
+        def encode_batch(self, texts: list[str]) -> list[SimpleNamespace]:
+            inside.enter()
+            try:
+                return [SimpleNamespace(ids=[1] * len(t.split()), offsets=[]) for t in texts]
+            finally:
+                inside.leave()
 
-    def __call__(self, texts: list[str], **_: Any) -> dict[str, list[list[int]]]:
-        self.inside.enter()
-        try:
-            return {"input_ids": [[1] * len(t.split()) for t in texts]}
-        finally:
-            self.inside.leave()
+    pieces = WordPieces.__new__(WordPieces)
+    pieces._tokenizer = _Rust()  # type: ignore[assignment]
+    pieces._pad = 0
+    pieces._lock = threading.Lock()
+    return pieces
 
 
 class _FakeTransformer:
@@ -63,24 +66,12 @@ class _FakeTransformer:
             self.inside.leave()
 
 
-class _FakeModel:
-    max_seq_length = 256
-
-    def __init__(self, tokenizer: _Inside, transformer: _Inside) -> None:
-        self.tokenizer = _FakeTokenizer(tokenizer)
-        self.transformer = SimpleNamespace(auto_model=_FakeTransformer(transformer))
-
-    def __getitem__(self, index: int) -> SimpleNamespace:
-        assert index == 0
-        return self.transformer
-
-
 def test_the_tokenizer_is_serialised_and_the_transformer_is_not() -> None:
     in_tokenizer, in_transformer = _Inside(), _Inside()
-    model = _FakeModel(in_tokenizer, in_transformer)
+    encoder = Encoder(_tokenizer(in_tokenizer), _FakeTransformer(in_transformer))
     embedders = [MiniLMEmbedder(cache_size=1) for _ in range(2)]  # two instances, one model
     for embedder in embedders:
-        embedder._model = model  # type: ignore[assignment]
+        embedder._encoder = encoder
     results: list[int] = []
 
     def work(embedder: MiniLMEmbedder, text: str) -> None:

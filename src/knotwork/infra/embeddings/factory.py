@@ -15,4 +15,5 @@ def create_embedder(settings: Settings) -> Embedder:
 
     if settings.embedding_dimension != 384:
         raise ValueError("the MiniLM embedder produces 384-d vectors; set embedding_dimension=384")
-    return MiniLMEmbedder(batch_size=settings.embedding_batch_size)
+    return MiniLMEmbedder(batch_size=settings.embedding_batch_size,
+                          model_cache_dir=settings.model_cache_dir)

