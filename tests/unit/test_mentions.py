@@ -338,3 +338,17 @@ def test_a_system_name_that_goes_on_is_not_cut_short() -> None:
     assert "Data Platform" not in found
     found = {m.text for m in rule_mentions("The Ledger API Gateway calls the Billing Service.")}
     assert {"Ledger API Gateway", "Billing Service"} <= found
+
+
+def test_a_name_does_not_run_across_a_line_break() -> None:
+    """Loaders join wrapped prose, so a line break ends a name: a label's value on one line
+    and the next line's team or system are two names (before, one match swallowed both and
+    was dropped for its line break, losing "Payments team" and "Billing Service")."""
+    text = ("Owning team: Messaging\nThe Payments team owns the ledger.\n"
+            "Stack: Kafka\nThe Billing Service depends on PostgreSQL.\n"
+            "Sponsor: Omar\nData Platform team reviews it.")
+    found = {(m.text, m.type) for m in rule_mentions(text)}
+    assert ("Payments team", EntityType.ORGANIZATION) in found
+    assert ("Billing Service", EntityType.PRODUCT) in found
+    assert ("Data Platform team", EntityType.ORGANIZATION) in found
+    assert not any("\n" in name for name, _ in found)

@@ -62,22 +62,22 @@ _TECH_RE = re.compile(
 _CAP = r"[A-Z][\w&'’-]*"
 _LEAD_STOP = r"(?!(?:The|A|An|Our|Their|This|That|These|Each|Every|Any|Some|New|Old)\b)"
 _PROJECT_RE = re.compile(
-    r"\b(?:" + "|".join(sorted(PROJECT_WORDS)) + r")\s+(?:[A-Z][\w-]*|[0-9][\w-]*)"
-    r"(?:\s+(?!(?:" + "|".join(sorted(PROJECT_WORDS | TEAM_WORDS | SYSTEM_WORDS)) + r")\b)[A-Z0-9][\w-]*)?"
+    r"\b(?:" + "|".join(sorted(PROJECT_WORDS)) + r")[ \t]+(?:[A-Z][\w-]*|[0-9][\w-]*)"
+    r"(?:[ \t]+(?!(?:" + "|".join(sorted(PROJECT_WORDS | TEAM_WORDS | SYSTEM_WORDS)) + r")\b)[A-Z0-9][\w-]*)?"
 )
-_PROJECT_SUFFIX_RE = re.compile(r"\b(?:the|our|their)\s+(" + _CAP + r")\s+(?:project|initiative)\b")
+_PROJECT_SUFFIX_RE = re.compile(r"\b(?:the|our|their)\s+(" + _CAP + r")[ \t]+(?:project|initiative)\b")
 _TEAM_RE = re.compile(
-    r"\b" + _LEAD_STOP + r"((?:" + _CAP + r"\s+){1,3}(?:" + "|".join(sorted(TEAM_WORDS)) + r"))\b"
+    r"\b" + _LEAD_STOP + r"((?:" + _CAP + r"[ \t]+){1,3}(?:" + "|".join(sorted(TEAM_WORDS)) + r"))\b"
 )
 _SYSTEM_RE = re.compile(  # not when the name goes on: "Data Platform Tools" is no "Data Platform"
-    r"\b" + _LEAD_STOP + r"((?:" + _CAP + r"\s+){1,3}(?:" + "|".join(sorted(SYSTEM_WORDS)) + r"))\b"
+    r"\b" + _LEAD_STOP + r"((?:" + _CAP + r"[ \t]+){1,3}(?:" + "|".join(sorted(SYSTEM_WORDS)) + r"))\b"
     r"(?![ \t]+(?!(?:" + "|".join(sorted(TEAM_WORDS)) + r")\b)[A-Z][a-z])"
 )
 _COMPANY_RE = re.compile(
-    r"\b" + _LEAD_STOP + r"((?:" + _CAP + r"\s+){1,3}(?:"
+    r"\b" + _LEAD_STOP + r"((?:" + _CAP + r"[ \t]+){1,3}(?:"
     + "|".join(re.escape(s) for s in sorted(COMPANY_SUFFIXES)) + r"))(?![\w])"
 )
-_PERSON_RE = re.compile(r"\b([A-Z][a-z]+)\s+((?:[A-Z]\.\s+)?(?:O'|Mc|Mac)?[A-Z][a-zA-Z'’-]+)\b")
+_PERSON_RE = re.compile(r"\b([A-Z][a-z]+)[ \t]+((?:[A-Z]\.[ \t]+)?(?:O'|Mc|Mac)?[A-Z][a-zA-Z'’-]+)\b")
 
 _CODE = re.compile(r"^[A-Z][A-Z0-9]{1,9}-\d+$")
 _CODE_IN_TEXT = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d+\b")
@@ -141,16 +141,16 @@ def gazetteer_mentions(text: str) -> list[Mention]:
 # "the Payments Core team": a lower-case team word after a determiner and capitalised words
 _TEAM_LOWER_RE = re.compile(  # also at a line or table cell start ("Team: Payments team")
     r"(?:\b(?:[Tt]he|[Oo]ur|[Tt]heir|[Yy]our|a|[Mm]y)\s+|(?:^|(?<=[:;|(]))[ \t]*)("
-    + _LEAD_STOP + r"(?:" + _CAP + r"\s+){1,3}"
+    + _LEAD_STOP + r"(?:" + _CAP + r"[ \t]+){1,3}"
     r"(?:team|squad|guild|tribe|chapter|department|division|group|crew))\b"
     r"(?!:)", re.MULTILINE)  # "Owning team: Messaging" is a label, not a team's name
 # "the Orion ingestion service", "our Billing service": capitalised words, at most two
 # lower-case descriptors, then a lower-case system word, after a determiner
 _SYSTEM_LOWER_RE = re.compile(
     r"\b(?:[Tt]he|[Oo]ur|[Tt]heir|[Yy]our|[Mm]y|[Ii]ts)\s+("
-    + _LEAD_STOP + r"(?:" + _CAP + r"\s+){1,3}"
+    + _LEAD_STOP + r"(?:" + _CAP + r"[ \t]+){1,3}"
     r"(?:(?!(?:and|or|of|to|for|in|on|with|the|a|an|is|was|are|were|will|has|had|team|squad|"
-    r"group)\b)[a-z][a-z-]+\s+){0,2}"
+    r"group)\b)[a-z][a-z-]+[ \t]+){0,2}"
     r"(?:service|microservice|platform|api|pipeline|gateway|portal|app|dashboard|cluster|"
     r"database|engine|library|sdk|bot|registry|console|system|framework|warehouse|proxy))\b")
 _POSSESSIVE = re.compile(r"['’]s\s")  # "Ana's team" is Ana's, not a team named so
