@@ -482,3 +482,23 @@ def test_error_nothing_ingestible(tmp_path: Path) -> None:
         load_path(tmp_path)
     with pytest.raises(LoaderError, match="unsupported file type"):
         load_path(tmp_path / "scan.pdf")
+
+
+def test_key_value_tables_read_as_labelled_lines() -> None:
+    # a "Field | Value" header names no column: each row is a labelled value
+    field_value = (
+        "<table><tbody><tr><th>Field</th><th>Value</th></tr>"
+        "<tr><td>Owner</td><td>Jo Park</td></tr><tr><td>Status</td><td>Active</td></tr></tbody></table>"
+    )
+    assert html_to_text(field_value) == "Owner: Jo Park\nStatus: Active"
+    # rows headed by their own <th> (a vertical properties table)
+    row_headed = (
+        "<table><tr><th>Decided by</th><td>Ann Lee</td><td>Bo Chan</td></tr>"
+        "<tr><th>Date</th><td>2025-03-01</td></tr></table>"
+    )
+    assert html_to_text(row_headed) == "Decided by: Ann Lee, Bo Chan\nDate: 2025-03-01"
+    # a real two-column header keeps its column names
+    two_columns = (
+        "<table><tr><th>Service</th><th>Owner</th></tr><tr><td>Billing</td><td>Platform</td></tr></table>"
+    )
+    assert html_to_text(two_columns) == "Service: Billing; Owner: Platform"

@@ -42,3 +42,8 @@ def test_plain_text_joins_wrapped_prose_only() -> None:
         "Owner: Jo Park\nDue: 2024-06-20\n"
         "This is a long line of prose that goes on and on and was wrapped by an editor. Next.\n"
         "- a list item")
+
+
+def test_field_value_pipe_table_rows_are_labelled_values() -> None:
+    text = "| Property | Value |\n|---|---|\n| Owner | Ana Ruiz |\n| Stack | Go |\n"
+    assert markdown_to_text(text) == "Owner: Ana Ruiz\nStack: Go"

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from knotwork.ingestion.loaders.xhtml import is_key_value_header
+
 __all__ = ["markdown_title", "markdown_to_text", "unwrap_plain_text"]
 
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
@@ -65,6 +67,10 @@ def _table(rows: list[str]) -> list[str]:
     out = []
     for row in rows[2:]:
         values = _cells(row)
+        if is_key_value_header(header):  # "| Field | Value |": "Owner: Jo Park"
+            if len(values) > 1 and values[0] and values[1]:
+                out.append(f"{values[0]}: {values[1]}")
+            continue
         pairs = [f"{h}: {v}" if h else v for h, v in zip(header, values, strict=False) if v]
         if pairs:
             out.append("; ".join(pairs))

@@ -178,6 +178,18 @@ def _preformatted(text: str) -> str:
     return "\n".join(lines)
 
 
+_KEY_WORDS = frozenset({"field", "fields", "property", "properties", "key", "attribute",
+                        "attributes", "parameter", "setting", "label"})
+_VALUE_WORDS = frozenset({"value", "values", "details", "detail", "info", "information", "entry"})
+
+
+def is_key_value_header(headers: list[str]) -> bool:
+    """A two-column header that only says "key | value" ("Field | Value", "Property |
+    Details"): its rows are labelled values, not records of a "Field" and a "Value"."""
+    words = [" ".join(h.lower().split()) for h in headers]
+    return len(words) == 2 and words[0] in _KEY_WORDS and words[1] in _VALUE_WORDS
+
+
 def _table_rows(element: _Element, in_head: bool = False) -> Iterator[tuple[_Element, bool]]:
     for child in element.children:
         if not isinstance(child, _Element) or child.tag == "table":
@@ -310,25 +322,34 @@ class _Renderer:
         return [marker + lines[0]] + ["  " + line for line in lines[1:]]
 
     def _table(self, table: _Element) -> str:
-        rows: list[tuple[list[str], bool]] = []
+        # (cells, a header row, a row whose first cell is a <th> and the rest <td>)
+        rows: list[tuple[list[str], bool, bool]] = []
         for row, in_head in _table_rows(table):
             cells: list[str] = []
-            all_th = True
+            tags: list[str] = []
             for cell in row.children:
                 if isinstance(cell, _Element) and cell.tag in ("td", "th"):
                     cells.append(self._flat(cell))
-                    all_th = all_th and cell.tag == "th"
+                    tags.append(cell.tag)
+            all_th = all(tag == "th" for tag in tags)
+            row_head = len(tags) > 1 and tags[0] == "th" and "th" not in tags[1:]
             if any(cells):
-                rows.append((cells, in_head or all_th))
+                rows.append((cells, in_head or all_th, row_head and not in_head))
         if not rows:
             return ""
         headers: list[str] | None = None
         if rows[0][1] and len(rows) > 1:
             headers = rows[0][0]
             rows = rows[1:]
+            if is_key_value_header(headers):
+                headers = None  # "Field | Value": each row is a "Field: value" line
+                rows = [(cells, False, True) for cells, _, _ in rows]
         lines: list[str] = []
-        for cells, is_header in rows:
-            if headers is None or is_header:
+        for cells, is_header, row_head in rows:
+            if headers is None and row_head and len(cells) > 1 and cells[0]:
+                # a row headed by its own <th> ("Status | Accepted"): the label of its value
+                line = f"{cells[0]}: {', '.join(cell for cell in cells[1:] if cell)}"
+            elif headers is None or is_header:
                 line = "; ".join(cell for cell in cells if cell)
             else:
                 parts: list[str] = []
