@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from knotwork.domain.models import EntityType
 from knotwork.ingestion.extraction.label_mentions import label_mentions
 
@@ -50,3 +52,13 @@ def test_a_markdown_heading_over_system_labels_names_the_system() -> None:
     text = "# Notifications Hub\n\nOwning team: Messaging\n"
     hub = [m for m in label_mentions(text) if m.text == "Notifications Hub"]
     assert [m.start for m in hub] == [2]
+
+
+def test_a_labelled_name_ends_with_its_sentence() -> None:
+    # the label's value is followed by prose: the next sentence's first word is not a surname
+    found = _found("Product manager: Mei-Ling Huang. The console is used all day.\n"
+                   "Owner: J. R. Smith, Ana Ruiz.\n")
+    assert ("Mei-Ling Huang", EntityType.PERSON, None) in found
+    assert ("J. R. Smith", EntityType.PERSON, None) in found  # initials keep their full stops
+    assert ("Ana Ruiz", EntityType.PERSON, None) in found
+    assert not any(re.search(r"[a-z]{2}\.", name) for name, _, _ in found)

@@ -48,6 +48,8 @@ _PERSON_LABEL = re.compile(
     r"author|authors|assignee|reporter|maintainers?|on-?call|ic|incident commander|reports to|"
     r"director|head|vp|cto|ceo|cfo|coo|attendees|participants|presenters?|reviewers?|approvers?)"
     r"[ \t]*:[ \t]*", re.MULTILINE)
+# a full stop after a word of two letters or more ("Huang.", not the initial "J.")
+_SENTENCE_END = re.compile(r"(?<=[^\W\d_]{2})\.(?=\s|$)")
 _PERSON_NAME = re.compile(r"(" + _NAME + r"(?:[ \t]+(?:van|von|de|da|del|der|den|le|la|di|bin|al)"
                           r")*(?:[ \t]+" + _NAME + r"){1,2})")
 
@@ -82,10 +84,16 @@ def _people(text: str) -> list[Mention]:
         line_end = len(text) if (nl := text.find("\n", pos)) < 0 else nl
         while pos < line_end:
             match = _PERSON_NAME.match(text, pos, line_end)
-            if match is None or not _person_like(match.group(1)):
+            name = match.group(1) if match is not None else ""
+            stop = _SENTENCE_END.search(name)
+            if stop is not None:  # "Owner: Mei Huang. The app …": the name ends with its sentence
+                name = name[: stop.start()]
+            if match is None or not _person_like(name):
                 break
-            out.append(Mention(match.start(1), match.end(1), match.group(1), EntityType.PERSON,
+            out.append(Mention(match.start(1), match.start(1) + len(name), name, EntityType.PERSON,
                                0.91, "rule"))
+            if stop is not None:
+                break
             aside = re.match(r"[ \t]*\([^()\n]*\)", text[match.end():line_end])  # "(CFO)"
             rest = text[match.end() + (aside.end() if aside else 0):line_end]
             glue = re.match(r"[ \t]*(?:,|&|\band\b|\+)[ \t]*", rest)
