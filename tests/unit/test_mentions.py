@@ -82,6 +82,15 @@ def test_people_found_by_given_name_even_when_ner_says_org() -> None:
     assert found["Nina Petrova"].type is P
 
 
+def test_statistical_span_stops_before_a_parenthesis() -> None:
+    # "RouteOptimizer (RO)": the model's span takes the abbreviation along; the name is before it
+    text = "The team owns RouteOptimizer (RO), the service that plans routes."
+    doc = fake_doc(text, ("RouteOptimizer (RO", "ORG"))
+    names = [m.text for m in find_mentions(text, doc, {})]
+    assert "RouteOptimizer" in names
+    assert not any("(" in n for n in names)
+
+
 def test_people_with_real_model(find: Any) -> None:
     found = by_text(find("Lucas Moreau and Nina Petrova work at Globex Corp."))
     assert found["Lucas Moreau"].type is P

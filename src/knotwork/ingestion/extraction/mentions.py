@@ -127,6 +127,10 @@ def spacy_mentions(doc: object) -> list[Mention]:
         if lead:
             start += lead.end()
         text = re.sub(r"(?:'s|’s)$", "", full_text[start:end])
+        if "(" in text:  # "RouteOptimizer (RO)": the name, not its parenthesis
+            text = text[: text.index("(")].rstrip()
+            if not _plausible(text):
+                continue
         out.append(Mention(start, start + len(text), text, etype,
                            _SPACY_CONFIDENCE.get(ent.label_, 0.6), "spacy"))
     return out
