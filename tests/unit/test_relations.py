@@ -285,3 +285,15 @@ def test_a_pronoun_refers_to_the_subject_of_the_previous_sentence(
     found = triples(run(extractor, text))
     assert (subject, R.LOCATED_IN, place) in found
     assert (other, R.LOCATED_IN, place) not in found
+
+
+def test_product_manager_label_on_a_system_page_leads_it() -> None:
+    from knotwork.ingestion.extraction.page_labels import label_relations
+
+    text = "Dispatch Console\nProduct manager: Mei-Ling Huang\nStack: TypeScript"
+    system = Mention(0, 16, "Dispatch Console", EntityType.PRODUCT, 0.9, "rule", "SYSTEM")
+    start = text.index("Mei-Ling")
+    person = Mention(start, start + 14, "Mei-Ling Huang", EntityType.PERSON, 0.9, "rule")
+    hits = label_relations(text, [system, person])
+    assert [(h.source.text, h.type, h.target.text) for h in hits] == [
+        ("Mei-Ling Huang", RelationType.LEADS, "Dispatch Console")]

@@ -37,7 +37,7 @@ class Label:
 _LABELS: tuple[tuple[re.Pattern[str], Label], ...] = tuple(
     (re.compile(r"^(?:" + words + r")$"), label) for words, label in (
         ((r"(?:tech(?:nical)? |team |project |product |engineering )?(?:lead|leads|leader)|dri|"
-          r"led by|project manager|pm|product owner"), Label(R.LEADS, True, _NAMED)),
+          r"led by|(?:project|product|program|programme) manager|pm|product owner"), Label(R.LEADS, True, _NAMED)),
         (r"(?:engineering |line )?manager|em|head|managed by", Label(R.MANAGES, True, frozenset({P}))),
         (r"owner|owners|owning team|owned by|owner team|responsible team|service owner|system owner",
          Label(R.OWNS, True, _NAMED)),
