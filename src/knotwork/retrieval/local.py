@@ -23,6 +23,7 @@ from knotwork.retrieval.config import LocalSearchConfig
 from knotwork.retrieval.coverage import focus_terms, uncovered_terms
 from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, terms
 from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase, unshadowed
+from knotwork.retrieval.reasons import reason_bonus
 from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
 from knotwork.retrieval.temporal_question import held_then, when_note
 from knotwork.retrieval.typed_support import unsupported_relation
@@ -231,6 +232,7 @@ class LocalSearch:
         _hint_bonus(question, seeds, facts, self._cfg)
         self._answer_kind_bonus(question, seeds, facts)
         pool = _dedupe(facts + self._sentence_units(qvec, facts, seeds, as_of))
+        reason_bonus(question, pool, cfg.bonus_reason)
         ranked = self._score(question, qvec, pool)
         trace = [f"seeds: {', '.join(e.name for e, _ in seeds.values()) or 'none'}",
                  f"candidates: {len(facts)} facts, {len(ranked)} units scored"]

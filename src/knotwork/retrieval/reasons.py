@@ -1,0 +1,53 @@
+"""Why-questions: the evidence that answers one gives a cause, not only the change it explains."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Protocol
+
+from knotwork.retrieval.lexical import terms
+
+__all__ = ["asks_why", "reason_bonus", "states_reason"]
+
+
+class Candidate(Protocol):
+    text: str
+    display: str
+    context: str
+    bonus: float
+
+
+_ASKS_WHY = re.compile(
+    r"^\s*(?:why|how\s+come)\b|\bwhat\s+(?:was|were|is|are)\s+the\s+(?:main\s+)?"
+    r"(?:reasons?|rationale|motivation|justification|(?:root\s+)?causes?)\b|^\s*what\s+(?:caused|led\s+to)\b",
+    re.IGNORECASE)
+_STATES_REASON = re.compile(
+    r"\b(?:because|due\s+to|owing\s+to|as\s+a\s+result\s+of|caus(?:e|es|ed|ing)|driven\s+by|"
+    r"motivated\s+by|so\s+that|in\s+order\s+to|reasons?|rationale|led\s+to|resulted\s+in|"
+    r"triggered)\b",
+    re.IGNORECASE)
+
+
+def reason_bonus(question: str, units: Sequence[Candidate], bonus: float) -> None:
+    """A "why" question is answered by a sentence that gives a cause ("… because JetStream
+    gives us replayable streams", "Reason: costs tripled", a sentence under "Root cause"), not
+    by one restating the change; only sentences already about the subject (they name a seed or
+    share a word with the question) gain."""
+    if bonus <= 0 or not asks_why(question):
+        return
+    asked = set(terms(question))
+    for u in units:
+        shown = u.display or u.text
+        # the sentence gives a cause, or sits under a heading that says it does ("Root cause")
+        if (states_reason(shown) or states_reason(u.context)) and (u.bonus > 0 or asked & set(terms(f"{shown} {u.context}"))):
+            u.bonus += bonus
+
+
+def asks_why(question: str) -> bool:
+    return bool(_ASKS_WHY.search(question))
+
+
+def states_reason(sentence: str) -> bool:
+    return bool(_STATES_REASON.search(sentence))
+
