@@ -107,3 +107,16 @@ def test_a_later_sentence_speaks_for_a_past_date_only_when_it_dates_a_period_cov
     assert not held_then("Tessellate Labs uses Signalpeak for observability.", written, may)
     assert not held_then("Vendor: Signalpeak; From: 2023-10-13; Until: current", written, may)
     assert not held_then("Ana led it until January 2023.", written, may)  # over before then
+
+
+def test_when_question_needs_dated_evidence_or_a_fact_of_its_relation() -> None:
+    from knotwork.retrieval.temporal_question import undated_when
+
+    undated = ["The SRE team works out of the Pune office.", "Office: Pune"]
+    assert undated_when("When was the Pune office opened?", undated, typed_fact=False)
+    # a fact of the relation the question names answers with its recorded start
+    assert not undated_when("When did Pedro join Billing?", ["Pedro joined Billing."], typed_fact=True)
+    for dated in ("Producers must be off it by 30/09/2025.", "It opened on March 3.",
+                  "The launch moved to Q3.", "Effective next Monday."):
+        assert not undated_when("When was it opened?", [dated], typed_fact=False)
+    assert not undated_when("Where is the Pune office?", undated, typed_fact=False)

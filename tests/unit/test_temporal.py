@@ -94,3 +94,13 @@ def test_no_date_no_validity(sentence: str) -> None:
 def test_quantities_are_not_years() -> None:
     assert validity("Priya Raman scaled the Billing Service to 2000 requests per second.",
                     REF) == (None, None)
+
+
+def test_states_time_finds_dates_of_many_shapes() -> None:
+    from knotwork.ingestion.extraction.temporal import states_time
+
+    for text in ("due 14/05/2025", "on 2025-09-30", "by March 31", "in Q3", "next Friday",
+                 "since 3 June 2024", "3 weeks ago"):
+        assert states_time(text), text
+    for text in ("built on PostgreSQL", "Office: Pune", "the 90-second budget", "version 2"):
+        assert not states_time(text), text

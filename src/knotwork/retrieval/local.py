@@ -25,7 +25,7 @@ from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, terms
 from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase, unshadowed
 from knotwork.retrieval.reasons import reason_bonus
 from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
-from knotwork.retrieval.temporal_question import held_then, when_note
+from knotwork.retrieval.temporal_question import held_then, undated_when, when_note
 from knotwork.retrieval.typed_support import unsupported_relation
 from knotwork.retrieval.vector_cache import embed_cached
 from knotwork.runtime import Runtime
@@ -272,6 +272,11 @@ class LocalSearch:
                 break
             if all(_overlap(u.text, c.text) < 0.5 for c in chosen):
                 chosen.append(u)
+        if undated_when(question, [u.display or u.text for u in chosen],
+                        top.fact is not None and top.fact.type in analyze(question).types):
+            trace.append("abstained: the evidence states no date")
+            return QueryResult(answer=NO_ANSWER, citations=[], confidence=0.1, mode_used=mode,
+                               context="", reasoning_trace=trace)
         siblings = _siblings(question, top, chosen, facts, seeds, cfg.list_answer_max)
         if siblings:
             trace.append(f"listed {len(siblings)} more facts of the same relation")

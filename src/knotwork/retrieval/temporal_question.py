@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from knotwork.ingestion.extraction.relations import relation_types_named
-from knotwork.ingestion.extraction.temporal import validity
+from knotwork.ingestion.extraction.temporal import states_time, validity
 
 _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 _MONTHS |= {m.lower(): i for i, m in enumerate(calendar.month_abbr) if m}
@@ -184,6 +185,13 @@ def when_note(question: str, sentence: str, valid_at: datetime | None,
         return None
     return f"(recorded from {when:%B} {when.day}, {when.year})" if when is valid_at else \
         f"(until {when:%B} {when.day}, {when.year})"
+
+
+def undated_when(question: str, texts: Sequence[str], typed_fact: bool) -> bool:
+    """"When was the Pune office opened?" answered by evidence that states no date, and not by
+    a fact of the relation the question names (whose recorded start :func:`when_note` gives):
+    the evidence does not say when."""
+    return bool(_WHEN.match(question)) and not typed_fact and not any(states_time(t) for t in texts)
 
 
 def held_then(sentence: str, written: datetime, as_of: datetime | None) -> bool:

@@ -186,3 +186,12 @@ def validity(sentence: str, reference: datetime) -> tuple[datetime | None, datet
     if valid_at and invalid_at and invalid_at <= valid_at:
         invalid_at = None
     return valid_at, invalid_at
+
+
+_ANY_TIME = re.compile(r"(?<![\w-])(?:" + _DATE + r"|\d{1,2}[/.]\d{1,2}[/.]\d{2,4})", re.IGNORECASE)
+
+
+def states_time(text: str) -> bool:
+    """The text names a date or a time of some kind ("30/09/2025", "next Monday", "Q3")."""
+    return _ANY_TIME.search(text) is not None
+
