@@ -12,12 +12,14 @@ from knotwork.retrieval.global_rank import (
     Candidate,
     choose_level,
     expand_query,
+    focus_points,
     map_community,
     prefilter,
     reduce_points,
     score_communities,
     score_points,
     top_communities,
+    topic_focus,
 )
 
 NOW = datetime(2025, 3, 20, tzinfo=UTC)
@@ -159,3 +161,39 @@ def test_a_follow_up_finding_must_cover_more_than_its_own_subject() -> None:
     found = ["Project Atlas is a telemetry platform.", "The Atlas launch moved to June 10."]
     assert relevant(found, stems, subject="Project Atlas") == [found[1]]
     assert relevant(found, stems) == found
+
+
+def _scored(text: str, score: float, theme: bool = False) -> Candidate:
+    return Candidate(text, "c", ["e"], theme=theme, score=score)
+
+
+def test_points_on_none_of_the_asked_topics_lose_to_the_ones_on_it() -> None:
+    """Asked for the incidents, a sentence that only names the organisation (the question's
+    other words) no longer outranks the outage sentences."""
+    meta = _scored("This page lists the engineering staff of Northwind Robotics.", 0.64)
+    outage = _scored("On February 11 the Billing Service was unavailable for 47 minutes.", 0.40)
+    commander = _scored("Sofia Lindqvist was the incident commander.", 0.36)
+    theme = _scored("Platform Team: billing, on-call.", 0.30, theme=True)
+    points = [meta, outage, commander, theme]
+    focus_points(points, topic_focus("Summarize the incidents Northwind engineering had."))
+    ranked = [p.text for p in sorted(points, key=lambda p: -p.score)]
+    assert ranked[:2] == [outage.text, commander.text]
+    assert theme.score == 0.30  # a community's theme is kept as scored
+
+
+def test_technology_questions_keep_points_naming_a_technology() -> None:
+    points = [_scored("Architecture and tooling decisions for Northwind engineering.", 0.67),
+              _scored("Project Atlas uses Apache Kafka for telemetry ingestion.", 0.34)]
+    focus = topic_focus("What are the main technologies used across Northwind engineering?")
+    assert focus.technology  # "technologies" names the topic although it stems differently
+    focus_points(points, focus)
+    assert max(points, key=lambda p: p.score).text.startswith("Project Atlas uses")
+
+
+def test_questions_naming_no_listable_topic_are_left_alone() -> None:
+    for question in ("What is Project Atlas about?", "What does the Security Team work on?",
+                     "Give an overview of the Billing Service."):
+        assert not topic_focus(question)
+    points = [_scored("The Atlas Team builds Project Atlas.", 0.88)]
+    focus_points(points, topic_focus("What is Project Atlas about?"))
+    assert points[0].score == 0.88

@@ -27,7 +27,7 @@ TOPIC_WORDS: Mapping[str, str] = {
     "change": "moved move migrate migration replaced new promotion promoted joins joined",
     "priority": "launch deadline milestone scheduled plan roadmap",
     "plan": "launch deadline milestone scheduled roadmap",
-    "technology": "use uses database platform service kafka postgresql ci",
+    "technology": "use uses used stack tool tooling framework library database runs built",
     "people": "leads manages engineer manager role team reports",
     "team": "team leads member maintains builds",
     "lesson": "root cause action item postmortem",
@@ -39,6 +39,67 @@ def expand_query(question: str) -> str:
     stems = set(terms(question))
     extra = [words for topic, words in TOPIC_WORDS.items() if terms(topic)[0] in stems]
     return " ".join([question, *extra])
+
+
+# topics whose evidence a named technology is (the curated gazetteer), more than any word
+_TECH_TOPICS = frozenset({"technology", "tool", "stack"})
+OFF_TOPIC_FACTOR = 0.5  # a key point about none of the topics the question asks about
+
+
+@dataclass(frozen=True)
+class TopicFocus:
+    """The analyst topics a corpus-wide question asks about ("the incidents", "the main
+    risks", "the technologies"), as the words their evidence uses; empty: no topic named."""
+
+    words: frozenset[str] = frozenset()
+    technology: bool = False
+
+    def __bool__(self) -> bool:
+        return bool(self.words) or self.technology
+
+    def covers(self, text: str) -> bool:
+        if self.words & set(terms(text)):
+            return True
+        if self.technology:
+            from knotwork.ingestion.extraction.mentions import gazetteer_mentions
+
+            return bool(gazetteer_mentions(text))
+        return False
+
+
+# the topics that are kinds of things to list; "team", "people", "plan" name a scope instead
+# ("What does the Security Team work on?" is not about teams in general)
+_FOCUS_TOPICS = frozenset({"risk", "issue", "problem", "challenge", "incident", "decision",
+                           "change", "lesson"})
+
+
+def _names(stems: set[str], word: str) -> bool:
+    """The question has the word in some form: the stemmer cuts "technologies" to
+    "technolog" and leaves "technology" whole, so a shared stem of 6+ letters counts."""
+    stem = terms(word)[0]
+    return any(s == stem or (min(len(s), len(stem)) >= 6
+                             and (s.startswith(stem) or stem.startswith(s))) for s in stems)
+
+
+def topic_focus(question: str) -> TopicFocus:
+    stems = set(terms(question))
+    named = [topic for topic in _FOCUS_TOPICS if _names(stems, topic)]
+    technology = any(_names(stems, t) for t in _TECH_TOPICS)
+    words = {w for topic in named for w in terms(f"{topic} {TOPIC_WORDS[topic]}")}
+    return TopicFocus(frozenset(words), technology)
+
+
+def focus_points(candidates: Sequence[Candidate], focus: TopicFocus) -> None:
+    """Key points on none of the question's topics lose ``OFF_TOPIC_FACTOR`` of their score:
+    asked for the incidents of an organisation, a sentence naming the organisation ("This
+    page lists the engineering staff of X") matched the question's words better than the
+    outage sentences, and answered the wrong question."""
+    if not focus:
+        return
+    for c in candidates:
+        if not c.theme and not focus.covers(c.text):
+            c.score = round(c.score * OFF_TOPIC_FACTOR, 6)
+            c.parts["off_topic"] = OFF_TOPIC_FACTOR
 
 
 @dataclass

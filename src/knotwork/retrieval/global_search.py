@@ -37,11 +37,13 @@ from knotwork.retrieval.config import GlobalSearchConfig
 from knotwork.retrieval.global_rank import (
     Candidate,
     expand_query,
+    focus_points,
     map_community,
     prefilter,
     reduce_points,
     score_points,
     top_communities,
+    topic_focus,
 )
 from knotwork.retrieval.router import asks_for_themes
 from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
@@ -166,6 +168,7 @@ class GlobalSearch:
         if not chosen:
             return outcome
         themes = asks_for_themes(question)
+        focus = topic_focus(question)
         candidates = self._candidates(qvec, [c for c, _ in chosen], as_of)
         mapped: list[Candidate] = []
         per_community = min(cfg.candidates_per_community,
@@ -177,6 +180,7 @@ class GlobalSearch:
         for (community, score), short in zip(chosen, shortlists, strict=True):
             semantic = [sum(a * b for a, b in zip(qvec, vectors[c.text], strict=True)) for c in short]
             score_points(short, semantic, score, cfg, themes)
+            focus_points(short, focus)
             mapped.extend(map_community(short, cfg))
         outcome.points = reduce_points(mapped, cfg, max_points)
         trace.append(f"map: {len(texts)} candidate points scored, {len(mapped)} kept; "
