@@ -28,6 +28,7 @@ class LocalSearchConfig(BaseModel):
     bonus_answer_kind: float = 0.08  # a fact whose other end is the kind asked for ("which team")
     bonus_recency: float = 0.06
     bonus_reason: float = 0.2  # "why …?": a sentence that states a cause ("because", "due to")
+    bonus_definition: float = 0.4  # "what is X (about)?": a sentence saying what X is or does
     bonus_per_evidence: float = 0.02
     bonus_evidence_max: float = 0.08
     weight_context: float = 0.6

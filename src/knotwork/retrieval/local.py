@@ -21,6 +21,7 @@ from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.config import LocalSearchConfig
 from knotwork.retrieval.coverage import focus_terms, uncovered_terms
+from knotwork.retrieval.definitions import definition_bonus
 from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, terms
 from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase, unshadowed
 from knotwork.retrieval.reasons import reason_bonus
@@ -233,6 +234,8 @@ class LocalSearch:
         self._answer_kind_bonus(question, seeds, facts)
         pool = _dedupe(facts + self._sentence_units(qvec, facts, seeds, as_of))
         reason_bonus(question, pool, cfg.bonus_reason)
+        definition_bonus(question, pool, [n for e, _ in seeds.values() for n in (e.name, *e.aliases)],
+                         cfg.bonus_definition)
         ranked = self._score(question, qvec, pool)
         trace = [f"seeds: {', '.join(e.name for e, _ in seeds.values()) or 'none'}",
                  f"candidates: {len(facts)} facts, {len(ranked)} units scored"]
