@@ -58,3 +58,23 @@ def test_a_second_lead_without_change_language_does_not_end_the_first(
         leads = _leads(kw)
         assert set(leads) == {"Dana", "Lee"}
         assert all(f.invalid_at is None for f in leads.values())
+
+
+def test_a_handover_to_the_team_named_without_its_team_word_ends_the_old_lead(
+        make_settings: SettingsFactory) -> None:
+    """"Routing lead" names the Routing Team: the handover ends Tomasz's lead of that one team
+    entity, and the current lead comes first although the old roster line says "Team lead"."""
+    with Knotwork(make_settings()) as kw:
+        kw.add_episode("Tomasz Wójcik leads the Routing Team. Routing Team members: Tomasz "
+                       "Wójcik (team lead), Ngozi Eze (senior engineer).",
+                       reference_time=JANUARY, source="text")
+        kw.add_episode("Hi all, Ngozi Eze is taking over as Routing lead from Tomasz Wójcik.",
+                       reference_time=MAY, source="text")
+        leads = {f.source_name: f for f in kw.export_graph().facts
+                 if f.type == RelationType.LEADS}
+        assert {f.target_name for f in leads.values()} == {"Routing Team"}, leads
+        assert leads["Tomasz Wójcik"].invalid_at is not None
+        assert leads["Ngozi Eze"].invalid_at is None
+        answer = kw.query("Who leads the Routing Team?").answer
+        assert "Ngozi" in answer.split(".")[0] or answer.index("Ngozi") < answer.find("Tomasz"), \
+            answer

@@ -361,3 +361,12 @@ def test_a_name_does_not_run_across_a_line_break() -> None:
     assert ("Billing Service", EntityType.PRODUCT) in found
     assert ("Data Platform team", EntityType.ORGANIZATION) in found
     assert not any("\n" in name for name, _ in found)
+
+
+def test_a_known_team_named_without_its_team_word_before_a_role_word() -> None:
+    from knotwork.ingestion.extraction.mentions import known_mentions
+
+    team = KnownName("Routing Team", EntityType.ORGANIZATION, "TEAM")
+    known = {"routing team": team, "team:routing": team}
+    found = known_mentions("Ngozi is taking over as Routing lead. Routing is hard.", known)
+    assert [(m.text, m.refers_to) for m in found] == [("Routing", "Routing Team")]

@@ -34,7 +34,34 @@ def _variants(key: str, etype: EntityType) -> list[str]:
         words = key.split()
         if len(words) >= 2 and words[-1] in _COMPANY_WORDS:
             out.append(" ".join(words[:-1]))
+        return [v for v in out if len(v) >= 3] + team_keys(key)
     return [v for v in out if len(v) >= 3]
+
+
+# words after a group's name that do not change which group it is: "Routing", "the Routing
+# team", "Routing Team" and "the Routing squad" are one team. A guild, tribe, chapter or
+# department named alike is another body ("Platform Guild" is not the "Platform Team"), and
+# an office, board or committee is no team at all
+_TEAM_WORDS = frozenset({"team", "squad", "group", "crew", "unit"})
+_BODY_WORDS = frozenset({"guild", "tribe", "chapter", "department", "division"})
+
+
+def team_keys(key: str) -> list[str]:
+    """An organisation's name without its team word, as a ``team:`` key (a guild's as
+    ``guild:`` …). Only organisations carry these keys, so a team never resolves into the
+    system or project it is named after ("Data Platform team" is not the "Data Platform"), and
+    the key matches no question text."""
+    words = key.split()
+    if words and words[-1].rstrip(".") in _COMPANY_WORDS:
+        return []  # "Acme Corp" is a company, never a team's name
+    kind = "team"
+    if len(words) >= 2 and (words[-1] in _TEAM_WORDS or words[-1] in _BODY_WORDS):
+        kind = "team" if words[-1] in _TEAM_WORDS else words[-1]
+        words = words[:-1]
+    core = " ".join(words)
+    if len(core) < 2 or core in _TEAM_WORDS or core in _BODY_WORDS:
+        return []
+    return [f"{kind}:{core}"]
 
 
 def lookup_keys(key: str, etype: EntityType) -> list[str]:

@@ -24,7 +24,7 @@ class LocalSearchConfig(BaseModel):
     bonus_seed_named: float = 0.08
     bonus_direction: float = 0.1
     bonus_relation_type: float = 0.1
-    bonus_exact_fact: float = 0.08
+    bonus_exact_fact: float = 0.2
     bonus_answer_kind: float = 0.08  # a fact whose other end is the kind asked for ("which team")
     bonus_recency: float = 0.06
     bonus_reason: float = 0.2  # "why …?": a sentence that states a cause ("because", "due to")

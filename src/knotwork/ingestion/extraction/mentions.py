@@ -245,6 +245,11 @@ def user_mentions(text: str, users: Mapping[str, str], known: Mapping[str, Known
 _WORD_RE = re.compile(r"[A-Za-z0-9][\w.+#&'’-]*")
 
 
+# words after a team's bare name that show it is the team: "the Routing lead", "Payments folks"
+_TEAM_ROLE = frozenset({"lead", "leads", "manager", "team", "squad", "folks", "members", "on-call",
+                        "oncall", "channel", "standup", "roadmap", "backlog", "engineers"})
+
+
 def known_mentions(text: str, known: Mapping[str, KnownName]) -> list[Mention]:
     """Names of entities already in the graph, found as 1-4 word sequences."""
     if not known:
@@ -262,6 +267,11 @@ def known_mentions(text: str, known: Mapping[str, KnownName]) -> list[Mention]:
             if "\n" in span or (n == 1 and len(span) < 3):
                 continue
             hit = known.get(normalize_name(span))
+            if hit is None and i + n < len(words) \
+                    and words[i + n].group(0).lower().rstrip(".,;:!?") in _TEAM_ROLE:
+                # "Routing lead", "Routing folks": a known team named without its team word
+                # (the ``team:`` key resolution gives every organisation)
+                hit = known.get(f"team:{normalize_name(span)}")
             if hit is not None and span.lower() not in STOP_NAMES:
                 out.append(Mention(first.start(), last.end(), span, hit.type, 0.93, "known",
                                    hit.subtype, refers_to=hit.name))
