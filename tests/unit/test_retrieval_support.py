@@ -65,3 +65,12 @@ def test_list_questions_list_every_fact_of_the_relation() -> None:
     assert len(_siblings("Who reports to Marcus Webb?", reports[0], [reports[0]], facts, seeds, limit=2)) == 2
     # a question naming no relation gets no list
     assert _siblings("Tell me about Marcus Webb.", reports[0], [reports[0]], facts, seeds, limit=8) == []
+
+
+def test_an_analyst_topic_is_mentioned_by_its_evidence_words() -> None:
+    """A corpus states its risks as outages and delays, seldom as "risks"."""
+    evidence = ["Solver runtime on the largest depots may exceed the 90-second budget.",
+                "Manually issued certificates caused the April TrackPoint outage."]
+    assert unsupported("What are the main engineering risks?", [], [], evidence) is None
+    unrelated = ["The Lyon office opened in 2019.", "Rafael Duarte works in Lyon."]
+    assert unsupported("What are the main engineering risks?", [], [], unrelated) is not None

@@ -89,6 +89,18 @@ def topic_focus(question: str) -> TopicFocus:
     return TopicFocus(frozenset(words), technology)
 
 
+def evidence_terms(word: str) -> frozenset[str]:
+    """The terms that show evidence is about an analyst topic the question names in ``word``
+    ("risk": outage, delay, exceed …; "technology": a gazetteer name is checked apart);
+    empty when ``word`` names no topic."""
+    stems = {word}
+    out: set[str] = set()
+    for topic, words in TOPIC_WORDS.items():
+        if _names(stems, topic):
+            out.update(terms(f"{topic} {words}"))
+    return frozenset(out)
+
+
 def focus_points(candidates: Sequence[Candidate], focus: TopicFocus) -> None:
     """Key points on none of the question's topics lose ``OFF_TOPIC_FACTOR`` of their score:
     asked for the incidents of an organisation, a sentence naming the organisation ("This
