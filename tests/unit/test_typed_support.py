@@ -50,3 +50,14 @@ def test_dated_and_usage_questions_are_not_checked() -> None:
                                 {"t": tessellate}, [], [row]) is None
     assert unsupported_relation("Who led the Routing team in May 2024?", {"t": ROUTING},
                                 [MOVED], [MOVED.fact]) is None
+
+
+def test_a_title_question_needs_evidence_stating_the_title() -> None:
+    from knotwork.retrieval.typed_support import unsupported_title
+
+    about = ["Meridian Freightworks is a mid-sized freight forwarding company."]
+    assert unsupported_title("Who is the CEO of Meridian Freightworks?", about) is not None
+    assert unsupported_title("Who is the CTO of Meridian?",
+                             ["Engineering is run by Olufemi Adeyemi (CTO)."]) is None
+    assert unsupported_title("Who is the CEO?", ["Dana is our chief executive officer."]) is None
+    assert unsupported_title("Who leads Atlas?", about) is None  # no title asked

@@ -27,7 +27,7 @@ from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase
 from knotwork.retrieval.reasons import reason_bonus
 from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
 from knotwork.retrieval.temporal_question import held_then, undated_when, when_note
-from knotwork.retrieval.typed_support import unsupported_relation
+from knotwork.retrieval.typed_support import unsupported_relation, unsupported_title
 from knotwork.retrieval.vector_cache import embed_cached
 from knotwork.runtime import Runtime
 
@@ -258,7 +258,8 @@ class LocalSearch:
         elif ranked:
             why = unsupported_relation(
                 question, {eid: e for eid, (e, score) in seeds.items() if score >= 0.8},
-                (u.fact for u in facts if u.fact is not None), [u.text for u in ranked[:5]])
+                (u.fact for u in facts if u.fact is not None), [u.text for u in ranked[:5]]) \
+                or unsupported_title(question, [u.text for u in ranked[:3]])
         if why is not None:
             trace.append(f"abstained: {why}")
             return QueryResult(answer=NO_ANSWER, citations=[], confidence=0.1, mode_used=mode,

@@ -17,7 +17,7 @@ from knotwork.ingestion.extraction.relations import relation_types_named
 from knotwork.retrieval.question import analyze
 from knotwork.retrieval.temporal_question import question_time
 
-__all__ = ["FAMILIES", "unsupported_relation"]
+__all__ = ["FAMILIES", "unsupported_relation", "unsupported_title"]
 
 _HOLDERS = frozenset({R.LEADS, R.MANAGES, R.OWNS, R.MAINTAINS})
 # relations that answer a question about each type (generous: abstaining wrongly costs more)
@@ -60,3 +60,37 @@ def unsupported_relation(question: str, named: Mapping[str, Entity], facts: Iter
             return None
     asked = "/".join(sorted(t.value.lower() for t in checked))
     return f"no {asked} fact about {', '.join(sorted(e.name for e in named.values()))}"
+
+
+# executive titles and the words that state them ("CEO" or "chief executive")
+_TITLES: Mapping[str, tuple[str, ...]] = {
+    "ceo": ("ceo", "chief executive"), "cto": ("cto", "chief technology", "chief technical"),
+    "cfo": ("cfo", "chief financial", "chief finance"), "coo": ("coo", "chief operating"),
+    "cio": ("cio", "chief information officer"), "ciso": ("ciso", "chief information security"),
+    "cpo": ("cpo", "chief product", "chief people"), "cmo": ("cmo", "chief marketing"),
+    "president": ("president",), "founder": ("founder", "founded"),
+    "chair": ("chair",), "chairman": ("chair",), "chairwoman": ("chair",),
+    "chairperson": ("chair",),
+}
+_ASKS_TITLE = re.compile(
+    r"^\s*who\s+(?:is|was|are|were)\s+(?:the\s+|our\s+|their\s+|its\s+)?"
+    r"(?:current\s+|new\s+|former\s+|acting\s+|interim\s+)?(?:co-?)?(?P<title>[a-z]+)\b"
+    r"|^\s*who\s+(?:is|was)\s+.+?['’]s\s+(?:current\s+|new\s+)?(?P<title2>[a-z]+)\s*\??\s*$",
+    re.IGNORECASE)
+
+
+def unsupported_title(question: str, best_texts: Sequence[str]) -> str | None:
+    """"Who is the CEO of X?" is not answered by sentences that never state the title (a
+    description of X, X's other people): the title, or its spelled-out form, must be in the
+    evidence the answer is made of."""
+    match = _ASKS_TITLE.match(question)
+    if match is None:
+        return None
+    title = (match.group("title") or match.group("title2") or "").lower()
+    stated = _TITLES.get(title)
+    if stated is None:
+        return None
+    evidence = " ".join(best_texts).lower()
+    if any(re.search(r"\b" + re.escape(w), evidence) for w in stated):
+        return None
+    return f"the evidence never states who is the {title}"
