@@ -370,3 +370,29 @@ def test_a_known_team_named_without_its_team_word_before_a_role_word() -> None:
     known = {"routing team": team, "team:routing": team}
     found = known_mentions("Ngozi is taking over as Routing lead. Routing is hard.", known)
     assert [(m.text, m.refers_to) for m in found] == [("Routing", "Routing Team")]
+
+
+def test_a_title_in_brackets_makes_the_name_a_person() -> None:
+    found = {(m.text, m.type) for m in rule_mentions(
+        "Engineering is run by Olufemi Adeyemi (CTO). Ana Lima (Staff Engineer) joined; "
+        "the Platform Team (Berlin) ships it.")}
+    assert ("Olufemi Adeyemi", EntityType.PERSON) in found
+    assert ("Ana Lima", EntityType.PERSON) in found
+    assert not any(t is EntityType.PERSON and "Platform" in n for n, t in found)
+
+
+def test_the_title_refers_to_the_one_person_given_it() -> None:
+    from knotwork.ingestion.extraction.coref import title_mentions
+    from knotwork.ingestion.extraction.types import Mention
+
+    text = "Olufemi Adeyemi (CTO) runs engineering. Harriet Brennan reports to the CTO."
+    olu, har = text.index("Olufemi"), text.index("Harriet")
+    people = [Mention(olu, olu + 15, "Olufemi Adeyemi", EntityType.PERSON, 0.9, "rule"),
+              Mention(har, har + 15, "Harriet Brennan", EntityType.PERSON, 0.9, "rule")]
+    assert [(m.text, m.refers_to) for m in title_mentions(text, people)] == \
+        [("the CTO", "Olufemi Adeyemi")]
+    two = "Ana Lima (CTO) and Bo Chen (CTO) met. Harriet reports to the CTO."
+    a, b = two.index("Ana"), two.index("Bo Chen")
+    both = [Mention(a, a + 8, "Ana Lima", EntityType.PERSON, 0.9, "rule"),
+            Mention(b, b + 7, "Bo Chen", EntityType.PERSON, 0.9, "rule")]
+    assert title_mentions(two, both) == []  # which CTO is unclear: no link

@@ -6,7 +6,8 @@
   entity before it (or, failing that, one of the preceding episodes' entities);
 - he / she to the subject of the latest sentence naming a person;
 - a sentence-initial "It" to the previous sentence's subject when that is a system, product,
-  technology or organisation ("The Billing Service is critical. It depends on PostgreSQL.").
+  technology or organisation ("The Billing Service is critical. It depends on PostgreSQL.");
+- "the CTO" to the one person the chunk gives that title ("Olufemi Adeyemi (CTO)").
 """
 
 from __future__ import annotations
@@ -96,6 +97,7 @@ def coref_mentions(text: str, found: Sequence[Mention], context: Sequence[KnownN
             out.append(Mention(m.start(), m.end(), m.group(0), etype, 0.6, "coref", want_sub,
                                refers_to=target))
     out += _it_mentions(text, found)
+    out += title_mentions(text, found)
     for m in _PRONOUN_RE.finditer(text):
         window = [f for f in found if f.end <= m.start() and m.start() - f.end < 300]
         people = [f for f in window if f.type is EntityType.PERSON and f.extractor != "speaker"]
@@ -127,4 +129,32 @@ def _it_mentions(text: str, found: Sequence[Mention]) -> list[Mention]:
             continue  # not the previous sentence's subject
         out.append(Mention(m.start(), m.end(), m.group(0), subject.type, 0.55, "coref", subject.subtype,
                            refers_to=subject.refers_to or subject.text))
+    return out
+
+
+_TITLE = r"(?:CEO|CTO|CFO|COO|CIO|CISO|CPO|CMO|CRO|CSO|VP|SVP|EVP)"
+# the person a title is given to: "Olufemi Adeyemi (CTO)", "Dana Wu, our CTO,", "CTO Dana Wu"
+_TITLE_AFTER = re.compile(r"^\s*(?:\(\s*|,\s*(?:the\s+|our\s+|their\s+)?)(" + _TITLE + r")\b")
+_TITLE_BEFORE = re.compile(r"\b(" + _TITLE + r")\s*$")
+_THE_TITLE = re.compile(r"\b(?:the|our|their|your)\s+(" + _TITLE + r")\b(?!\s+(?:of|for)\b)")
+
+
+def title_mentions(text: str, found: Sequence[Mention]) -> list[Mention]:
+    """"the CTO" where the chunk gives that title to exactly one person."""
+    holders: dict[str, set[str]] = {}
+    for f in found:
+        if f.type is not EntityType.PERSON or f.extractor == "coref":
+            continue
+        after = _TITLE_AFTER.match(text[f.end : f.end + 30])
+        before = _TITLE_BEFORE.search(text[max(0, f.start - 12) : f.start])
+        for hit in (after, before):
+            if hit is not None:
+                holders.setdefault(hit.group(1).upper(), set()).add(f.refers_to or f.text)
+    out: list[Mention] = []
+    for m in _THE_TITLE.finditer(text):
+        people = holders.get(m.group(1).upper(), set())
+        if len(people) != 1 or any(not (m.end() <= f.start or m.start() >= f.end) for f in found):
+            continue
+        out.append(Mention(m.start(), m.end(), m.group(0), EntityType.PERSON, 0.6, "coref",
+                           refers_to=next(iter(people))))
     return out

@@ -165,6 +165,14 @@ def _names_a_technology(name: str) -> bool:
     return capitalised in TECHNOLOGIES or any(w in TECHNOLOGIES for w in capitalised.split())
 
 
+# a name with a person's title in brackets: "Olufemi Adeyemi (CTO)", "Ana Lima (Staff Engineer)":
+# the title types the name whatever its origin (spaCy took "Olufemi Adeyemi" for a place)
+_TITLED_PERSON_RE = re.compile(
+    r"(?<![\w-])([A-Z][a-z][\w'’-]*(?:[ \t]+(?:de|van|von|da|del|di|le|la|bin)?[ \t]*"
+    r"[A-Z][a-z][\w'’-]*){1,2})[ \t]*\((?:C[A-Z]O|CISO|S?VP\b[^)\n]{0,30}|(?:[A-Z][a-z]+[ \t]+)"
+    r"{0,2}(?:Manager|Engineer|Director|Lead|Officer|Designer|Architect|Analyst|Scientist|"
+    r"Intern|Consultant|Recruiter|Administrator|Owner)\b[^)\n]{0,30}|Head[ \t]+of[^)\n]{1,30})\)")
+
 # (shape, type, subtype, confidence, names it rejects)
 _SHAPED: tuple[tuple[re.Pattern[str], EntityType, str | None, float,
                      Callable[[str], bool] | None], ...] = (
@@ -211,6 +219,9 @@ def _rule_mentions(text: str) -> list[Mention]:
     for m in _CODE_IN_TEXT.finditer(text):
         out.append(Mention(m.start(), m.end(), m.group(0), EntityType.CONCEPT, 0.95, "rule", "IDENTIFIER"))
     out.extend(m for m in label_mentions(text) if _plausible(m.text))
+    for m in _TITLED_PERSON_RE.finditer(text):
+        if _plausible(m.group(1)) and m.group(1).split()[-1] not in TEAM_WORDS | SYSTEM_WORDS:
+            out.append(Mention(m.start(1), m.end(1), m.group(1), EntityType.PERSON, 0.9, "rule"))
     for m in _PERSON_RE.finditer(text):
         first, last = m.group(1), m.group(2)
         if is_given_name(first) and last not in TEAM_WORDS | SYSTEM_WORDS | PROJECT_WORDS:
