@@ -396,3 +396,18 @@ def test_the_title_refers_to_the_one_person_given_it() -> None:
     both = [Mention(a, a + 8, "Ana Lima", EntityType.PERSON, 0.9, "rule"),
             Mention(b, b + 7, "Bo Chen", EntityType.PERSON, 0.9, "rule")]
     assert title_mentions(two, both) == []  # which CTO is unclear: no link
+
+
+def test_an_abbreviation_in_brackets_names_the_same_entity_there_and_later() -> None:
+    from knotwork.ingestion.extraction.coref import acronym_mentions
+    from knotwork.ingestion.extraction.types import Mention
+
+    text = "Warehouse Integrations (WI) owns DockSync. Ask WI first; WIKI is elsewhere."
+    team = Mention(0, 22, "Warehouse Integrations", EntityType.PERSON, 0.7, "spacy")  # mistyped
+    found = acronym_mentions(text, [team])
+    assert [(m.text, m.refers_to, m.type) for m in found] == \
+        [("WI", "Warehouse Integrations", EntityType.ORGANIZATION)] * 2
+    person = Mention(0, 14, "Dana Whitfield", EntityType.PERSON, 0.9, "rule")
+    assert acronym_mentions("Dana Whitfield (DW) leads Atlas.", [person]) == []
+    other = Mention(0, 7, "Billing", EntityType.ORGANIZATION, 0.9, "rule")
+    assert acronym_mentions("Billing (PAY) runs it.", [other]) == []  # not its letters

@@ -81,6 +81,8 @@ def entity_keys(name_key: str, aliases: Iterable[str], etype: EntityType) -> lis
     if etype is EntityType.PRODUCT and name_key.startswith("project "):
         keys.append(name_key.removeprefix("project "))
     keys += _variants(name_key, etype)
+    if etype is EntityType.ORGANIZATION:  # "WI" names the team as "Warehouse Integrations" does
+        keys += [k for alias in aliases for k in team_keys(alias)]
     return list(dict.fromkeys(k for k in keys if k))
 
 

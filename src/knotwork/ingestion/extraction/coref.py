@@ -7,7 +7,9 @@
 - he / she to the subject of the latest sentence naming a person;
 - a sentence-initial "It" to the previous sentence's subject when that is a system, product,
   technology or organisation ("The Billing Service is critical. It depends on PostgreSQL.");
-- "the CTO" to the one person the chunk gives that title ("Olufemi Adeyemi (CTO)").
+- "the CTO" to the one person the chunk gives that title ("Olufemi Adeyemi (CTO)");
+- an abbreviation a name introduces in brackets ("Warehouse Integrations (WI)") to that name,
+  there and wherever the chunk uses it (these mentions also make it the entity's alias).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from knotwork.domain.models import EntityType
+from knotwork.ingestion.extraction.given_names import is_given_name
 from knotwork.ingestion.extraction.types import KnownName, Mention
 
 _COREF_RE = re.compile(
@@ -98,6 +101,7 @@ def coref_mentions(text: str, found: Sequence[Mention], context: Sequence[KnownN
                                refers_to=target))
     out += _it_mentions(text, found)
     out += title_mentions(text, found)
+    out += acronym_mentions(text, found)
     for m in _PRONOUN_RE.finditer(text):
         window = [f for f in found if f.end <= m.start() and m.start() - f.end < 300]
         people = [f for f in window if f.type is EntityType.PERSON and f.extractor != "speaker"]
@@ -157,4 +161,40 @@ def title_mentions(text: str, found: Sequence[Mention]) -> list[Mention]:
             continue
         out.append(Mention(m.start(), m.end(), m.group(0), EntityType.PERSON, 0.6, "coref",
                            refers_to=next(iter(people))))
+    return out
+
+
+_IN_BRACKETS = re.compile(r"^[ \t]*\([ \t]*([A-Z][A-Za-z0-9&]{1,7})[ \t]*\)")
+# a person's initials are no name of theirs; "Warehouse Integrations (WI)" typed a person by
+# spaCy is let through and the abbreviation's votes retype it
+_ACRONYM_TYPES = frozenset({EntityType.ORGANIZATION, EntityType.PRODUCT, EntityType.TECHNOLOGY,
+                            EntityType.CONCEPT, EntityType.EVENT, EntityType.PERSON})
+
+
+def _abbreviates(short: str, name: str) -> bool:
+    """"WI" for "Warehouse Integrations", "RO" for "RouteOptimizer", "SRE" for "Site
+    Reliability Engineering": its letters are the name's word initials or its capitals."""
+    letters = "".join(c for c in short.upper() if c.isalpha())
+    words = [w for w in re.split(r"[\s/-]+", name) if w and w.lower() not in {"of", "and", "the", "&", "for"}]
+    initials = "".join(w[0].upper() for w in words if w[0].isalpha())
+    capitals = "".join(c for c in name if c.isupper())
+    return len(letters) >= 2 and letters in (initials, capitals)
+
+
+def acronym_mentions(text: str, found: Sequence[Mention]) -> list[Mention]:
+    out: list[Mention] = []
+    for f in found:
+        name = f.refers_to or f.text
+        if f.type not in _ACRONYM_TYPES or f.extractor == "coref" or (
+                f.type is EntityType.PERSON and is_given_name(name.split()[0])):
+            continue
+        bracket = _IN_BRACKETS.match(text[f.end : f.end + 14])
+        if bracket is None or not _abbreviates(bracket.group(1), name):
+            continue
+        short = bracket.group(1)
+        etype = EntityType.ORGANIZATION if f.type is EntityType.PERSON else f.type
+        for hit in re.finditer(r"(?<![\w-])" + re.escape(short) + r"(?![\w-])", text):
+            # over another extractor's span of the same letters (spaCy's "WI"): wins the merge
+            out.append(Mention(hit.start(), hit.end(), short, etype, 0.9, "acronym", f.subtype,
+                               refers_to=name))
     return out

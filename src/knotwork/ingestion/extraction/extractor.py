@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 log = structlog.get_logger(__name__)
 
 _WEIGHT = {"speaker": 3.0, "user": 3.0, "rule": 2.5, "gazetteer": 3.0, "known": 2.0, "llm": 2.0,
-           "gliner": 1.5, "spacy": 1.0, "shape": 0.5, "coref": 0.5}
+           "gliner": 1.5, "spacy": 1.0, "shape": 0.5, "coref": 0.5, "acronym": 2.0}
 _CONTRACTIONS = {"'m": " is", "’m": " is", "'ve": " has", "’ve": " has", "'ll": " will",
                  "’ll": " will", "'d": " would", "’d": " would"}
 _MARKUP = re.compile(r"^(?:[-*#>•]+\s*|\[[ xX]?\]\s*)+")
@@ -287,7 +287,8 @@ def _cluster(mentions: list[Mention]) -> tuple[list[LocalEntity], dict[int, int]
         for m in ms:
             votes[(m.type, m.subtype)] += _WEIGHT[m.extractor] * m.confidence
         (etype, subtype), _ = max(votes.items(), key=lambda kv: kv[1])
-        aliases = {clean_display_name(m.text) for m in ms if m.refers_to is None and m.extractor != "coref"}
+        aliases = {clean_display_name(m.text) for m in ms
+                   if (m.refers_to is None and m.extractor != "coref") or m.extractor == "acronym"}
         aliases.discard(display[key])
         ent = LocalEntity(display[key], key, etype, subtype, max(m.confidence for m in ms), ms, aliases)
         for m in ms:
@@ -305,7 +306,7 @@ def _fact_text(text: str, start: int, end: int, mentions: list[Mention]) -> str:
             continue
         if m.extractor == "speaker" and m.text.lower() in {"we", "us", "our"}:
             continue
-        if m.extractor == "known" or (m.extractor == "rule" and m.refers_to):
+        if m.extractor in ("known", "acronym") or (m.extractor == "rule" and m.refers_to):
             continue
         out.append(text[pos : m.start])
         word = m.text.lower()
