@@ -146,6 +146,7 @@ _THE_TITLE = re.compile(r"\b(?:the|our|their|your)\s+(" + _TITLE + r")\b(?!\s+(?
 def title_mentions(text: str, found: Sequence[Mention]) -> list[Mention]:
     """"the CTO" where the chunk gives that title to exactly one person."""
     holders: dict[str, set[str]] = {}
+    giving: list[int] = []  # where a title is given ("Karin Vogt, the CISO at …"): no link
     for f in found:
         if f.type is not EntityType.PERSON or f.extractor == "coref":
             continue
@@ -154,10 +155,13 @@ def title_mentions(text: str, found: Sequence[Mention]) -> list[Mention]:
         for hit in (after, before):
             if hit is not None:
                 holders.setdefault(hit.group(1).upper(), set()).add(f.refers_to or f.text)
+        if after is not None:
+            giving.append(f.end + after.start(1))
     out: list[Mention] = []
     for m in _THE_TITLE.finditer(text):
         people = holders.get(m.group(1).upper(), set())
-        if len(people) != 1 or any(not (m.end() <= f.start or m.start() >= f.end) for f in found):
+        if len(people) != 1 or m.start(1) in giving \
+                or any(not (m.end() <= f.start or m.start() >= f.end) for f in found):
             continue
         out.append(Mention(m.start(), m.end(), m.group(0), EntityType.PERSON, 0.6, "coref",
                            refers_to=next(iter(people))))
