@@ -15,7 +15,8 @@ from knotwork.infra.embeddings.hashing import HashingEmbedder
 from knotwork.infra.embeddings.spans import PlainPassages, embed_passages
 from knotwork.ingestion.embedding_text import ENTITY_TEXT_SENTENCES, entity_text
 from knotwork.ingestion.extraction.types import LocalEntity, Mention
-from knotwork.ingestion.vector_writes import embed_batch_passages, plan_vectors
+from knotwork.ingestion.passage_work import PassageWork, PendingPassages
+from knotwork.ingestion.vector_writes import passage_embedder, passage_rows, plan_vectors
 from knotwork.resolution.ingest import mention_text
 
 WHEN = datetime(2024, 5, 1, tzinfo=UTC)
@@ -112,12 +113,11 @@ def test_an_embedder_without_spans_gets_plain_passages_and_no_span() -> None:
 
 def test_a_sentence_is_looked_up_in_its_own_episodes_passages_only() -> None:
     emb = HashingEmbedder(64)
-    batch = embed_batch_passages(
-        emb,
-        {"d1": "Title", "d2": "Other"},
-        [_episode("c1", PAGE), _episode("c2", "Nothing here.", "d2")],
-        200,
-    )
+    rows = passage_rows({"d1": "Title", "d2": "Other"},
+                        [_episode("c1", PAGE), _episode("c2", "Nothing here.", "d2")], 200)
+    # the ingestion path: one passage per part, so each span is read through the joined parts
+    work = PassageWork([text for _, _, text, _ in rows], passage_embedder(emb, True), part_rows=1)
+    batch = PendingPassages(rows, work).result()
     assert [(e.id, i) for e, i, _ in batch.points()] == [("c1", 0), ("c2", 0)]
     assert batch.sentence_vector(["c1"], SENTENCES[2]) == emb.embed([SENTENCES[2]])[0]
     assert batch.sentence_vector(["c2"], SENTENCES[2]) is None  # not in that episode

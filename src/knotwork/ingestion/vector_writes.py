@@ -1,8 +1,8 @@
 """What a batch embeds beyond its passages, and what it can reuse (issue 9).
 
-- Chunk passages are embedded once (:func:`embed_batch_passages`) through the late-chunking
-  port: a fact sentence found in a passage of its episode is pooled from that pass instead
-  of being embedded again (``Settings.late_chunk_facts``).
+- Chunk passages (:func:`passage_rows`) are embedded once (``ingestion.passage_work``)
+  through the late-chunking port: a fact sentence found in a passage of its episode is
+  pooled from that pass instead of being embedded again (``Settings.late_chunk_facts``).
 - A changed entity or fact whose vector text did not change (a confidence, a validity, an
   ended fact) keeps its stored vector: only the payload is written again.
 """
@@ -72,20 +72,6 @@ def passage_rows(titles: Mapping[str, str], episodes: Sequence[Episode], tokens:
         for i, text in enumerate(passage_texts(episode.content, tokens)):
             rows.append((episode, i, passage_text(titles[episode.document_id], text), len(rows)))
     return rows
-
-
-def embed_batch_passages(
-    embedder: Embedder,
-    titles: Mapping[str, str],
-    episodes: Sequence[Episode],
-    tokens: int,
-    *,
-    spans: bool = True,
-) -> EmbeddedPassages:
-    """Chunk passages embedded in the calling thread; they do not depend on resolution.
-    ``spans``: keep what late chunking needs (else a plain ``embed``: no span has a vector)."""
-    rows = passage_rows(titles, episodes, tokens)
-    return EmbeddedPassages(rows, passage_embedder(embedder, spans)([t for _, _, t, _ in rows]))
 
 
 def passage_embedder(embedder: Embedder, spans: bool) -> Callable[[list[str]], PassageVectors]:

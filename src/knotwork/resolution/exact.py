@@ -34,8 +34,10 @@ def _variants(key: str, etype: EntityType) -> list[str]:
         words = key.split()
         if len(words) >= 2 and words[-1] in _COMPANY_WORDS:
             out.append(" ".join(words[:-1]))
-        return [v for v in out if len(v) >= 3] + team_keys(key)
-    return [v for v in out if len(v) >= 3]
+    out = [v for v in out if len(v) >= 3]
+    if etype is EntityType.ORGANIZATION:
+        out += team_keys(key)
+    return out
 
 
 # words after a group's name that do not change which group it is: "Routing", "the Routing

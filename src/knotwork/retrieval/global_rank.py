@@ -6,11 +6,12 @@ fake inputs. :mod:`knotwork.retrieval.global_search` does the reading and embedd
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from knotwork.communities.report import partition
 from knotwork.domain.models import Community
+from knotwork.ingestion.extraction.mentions import gazetteer_mentions
 from knotwork.retrieval.config import GlobalSearchConfig
 from knotwork.retrieval.lexical import bm25_scores, terms
 
@@ -60,11 +61,7 @@ class TopicFocus:
     def covers(self, text: str) -> bool:
         if self.words & set(terms(text)):
             return True
-        if self.technology:
-            from knotwork.ingestion.extraction.mentions import gazetteer_mentions
-
-            return bool(gazetteer_mentions(text))
-        return False
+        return self.technology and bool(gazetteer_mentions(text))
 
 
 # the topics that are kinds of things to list; "team", "people", "plan" name a scope instead
@@ -81,24 +78,23 @@ def _names(stems: set[str], word: str) -> bool:
                              and (s.startswith(stem) or stem.startswith(s))) for s in stems)
 
 
+def _topic_terms(stems: set[str], topics: Iterable[str]) -> frozenset[str]:
+    """The topic words and their evidence words, of those ``topics`` the stems name."""
+    return frozenset(w for topic in topics if _names(stems, topic)
+                     for w in terms(f"{topic} {TOPIC_WORDS[topic]}"))
+
+
 def topic_focus(question: str) -> TopicFocus:
     stems = set(terms(question))
-    named = [topic for topic in _FOCUS_TOPICS if _names(stems, topic)]
     technology = any(_names(stems, t) for t in _TECH_TOPICS)
-    words = {w for topic in named for w in terms(f"{topic} {TOPIC_WORDS[topic]}")}
-    return TopicFocus(frozenset(words), technology)
+    return TopicFocus(_topic_terms(stems, sorted(_FOCUS_TOPICS)), technology)
 
 
 def evidence_terms(word: str) -> frozenset[str]:
     """The terms that show evidence is about an analyst topic the question names in ``word``
     ("risk": outage, delay, exceed …; "technology": a gazetteer name is checked apart);
     empty when ``word`` names no topic."""
-    stems = {word}
-    out: set[str] = set()
-    for topic, words in TOPIC_WORDS.items():
-        if _names(stems, topic):
-            out.update(terms(f"{topic} {words}"))
-    return frozenset(out)
+    return _topic_terms({word}, TOPIC_WORDS)
 
 
 def focus_points(candidates: Sequence[Candidate], focus: TopicFocus) -> None:
