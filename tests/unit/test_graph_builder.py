@@ -358,3 +358,26 @@ def test_vendor_prefixed_technology_resolves_to_the_plain_name(mem: Memory) -> N
     result = mem.build((episode("ep1"), extraction([local("Apache Kafka", EntityType.TECHNOLOGY)])))
     assert list(result.entities) == [kafka.id]
     assert "Apache Kafka" in result.entities[kafka.id].aliases
+
+
+def test_summary_closes_a_stopless_fact_and_never_repeats_it(mem: Memory) -> None:
+    roster = "CTO: Elena Kang"  # a table row or a label line: no closing stop
+    ents = [local("Elena Kang", P), local("Globex Corp", O, at=30), local("Atlas", PR, at=50)]
+    rels = [(0, 1, R.WORKS_AT, roster), (0, 2, R.LEADS, "Elena Kang leads Atlas.")]
+    mem.apply(mem.build((episode("ep1"), extraction(ents, rels))))
+    result = mem.build((episode("ep2"), extraction(ents, rels[:1])))
+    summary = names(result)["Elena Kang"].summary
+    assert summary == "CTO: Elena Kang. Elena Kang leads Atlas."
+
+
+def test_summary_text_adds_and_withdraws_whole_sentences() -> None:
+    from knotwork.ingestion.summary_text import summary_with, summary_without
+
+    s = summary_with("", ["Dr. Ruiz leads Atlas", "Atlas uses Kafka."], 4, 600)
+    assert s == "Dr. Ruiz leads Atlas. Atlas uses Kafka."
+    assert summary_with(s, ["Dr. Ruiz leads Atlas", "Atlas uses Kafka."], 4, 600) == s
+    # a sentence inside a longer one is not a whole sentence of the summary
+    assert summary_without("Ann leads Atlas and Vega. Bo uses it.", ["Ann leads Atlas"]) \
+        == "Ann leads Atlas and Vega. Bo uses it."
+    assert summary_without(s, ["Dr. Ruiz leads Atlas"]) == "Atlas uses Kafka."
+    assert summary_with("One. Two. Three.", ["Four", "Five"], 4, 600) == "One. Two. Three. Four."

@@ -5,7 +5,6 @@ Pure apart from two read callbacks, so it is unit-testable with in-memory data.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -16,6 +15,7 @@ from knotwork.ingestion.extraction.change import relation_ended
 from knotwork.ingestion.extraction.temporal import validity
 from knotwork.ingestion.extraction.types import ChunkExtraction, LocalEntity
 from knotwork.ingestion.facts import contradictions, fact_id, merge_into, same_fact
+from knotwork.ingestion.summary_text import summary_with, summary_without
 from knotwork.resolution.exact import entity_keys, lookup_keys
 from knotwork.resolution.ingest import BatchResolution, ResolutionIndex
 from knotwork.resolution.normalize import normalize_name
@@ -207,13 +207,9 @@ class BatchBuilder:
             entity = result.entities.get(entity_id)
             if entity is None:
                 continue
-            facts = by_entity.get(entity_id, [])
-            sentences = [s for s in re.split(r"(?<=[.!?])\s+", entity.summary)
-                         if s and s not in ended.get(entity_id, set())]
-            for fact in sorted(facts, key=lambda f: (-f.confidence, f.fact)):
-                if fact.fact not in sentences:
-                    sentences.append(fact.fact)
-            summary = " ".join(sentences[:_SUMMARY_SENTENCES])[:_SUMMARY_CHARS]
+            facts = sorted(by_entity.get(entity_id, []), key=lambda f: (-f.confidence, f.fact))
+            summary = summary_with(summary_without(entity.summary, ended.get(entity_id, ())),
+                                   [f.fact for f in facts], _SUMMARY_SENTENCES, _SUMMARY_CHARS)
             result.entities[entity_id] = entity.model_copy(update={"summary": summary})
 
 

@@ -30,7 +30,6 @@ found too.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -43,6 +42,7 @@ from knotwork.domain.models import AuditEvent, Document, Entity, Fact
 from knotwork.domain.ports import Collection
 from knotwork.domain.timeutil import to_iso, utcnow
 from knotwork.ingestion.embedding_text import chunk_passage_ids, entity_point, entity_text
+from knotwork.ingestion.summary_text import summary_without
 
 if TYPE_CHECKING:
     from knotwork.communities.service import CommunityService
@@ -50,7 +50,6 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger(__name__)
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")  # as the graph builder splits summaries
 
 
 @dataclass
@@ -176,10 +175,9 @@ class Lineage:
         now = utcnow()
         changed: list[Entity] = []
         for entity in self._rt.graph.get_entities(self._group, sorted(entity_ids)):
-            kept = [s for s in _SENTENCE.split(entity.summary) if s and s not in gone]
-            if " ".join(kept) != entity.summary:
-                changed.append(entity.model_copy(update={"summary": " ".join(kept),
-                                                         "updated_at": now}))
+            kept = summary_without(entity.summary, gone)
+            if kept != entity.summary:
+                changed.append(entity.model_copy(update={"summary": kept, "updated_at": now}))
         if not changed:
             return
         self._rt.graph.upsert_entities(changed)

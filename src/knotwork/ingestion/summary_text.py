@@ -1,0 +1,60 @@
+"""Extractive entity summaries as text: fact sentences added and withdrawn.
+
+A summary is its fact sentences joined by spaces. A fact taken from a roster line or a
+table row ("Elena Kang; Role: CTO") has no closing stop, so once joined it ran into the
+next sentence: a later batch then no longer found it as one sentence and added it again
+(the summary, and the entity's vector text, repeated itself), and a retired fact could not
+be taken out. Each sentence is stored closed by a stop, and presence is checked on the
+text, not on a sentence split that a stop inside a name ("Dr. Ruiz") would break.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def closed(sentence: str) -> str:
+    """The sentence with a closing stop (unchanged when it has one)."""
+    text = " ".join(sentence.split())
+    return text if not text or text[-1] in ".!?…" else f"{text}."
+
+
+def _whole(summary: str, sentence: str) -> int:
+    """Where ``sentence`` stands in the summary as whole sentences (-1: nowhere)."""
+    at = summary.find(sentence)
+    while at >= 0:
+        end = at + len(sentence)
+        if (at == 0 or summary[at - 1] == " ") and (end == len(summary) or summary[end] == " "):
+            return at
+        at = summary.find(sentence, at + 1)
+    return -1
+
+
+def summary_without(summary: str, sentences: Iterable[str]) -> str:
+    """The summary less these sentences, where each stands whole (as stored: closed)."""
+    out = " ".join(summary.split())
+    for sentence in sentences:
+        form = closed(sentence)
+        while form and (at := _whole(out, form)) >= 0:
+            out = " ".join(f"{out[:at]} {out[at + len(form):]}".split())
+    return out
+
+
+def summary_with(summary: str, sentences: Iterable[str], max_sentences: int,
+                 max_chars: int) -> str:
+    """The summary with these sentences appended in order, each once, up to
+    ``max_sentences`` sentences and ``max_chars`` characters."""
+    out = " ".join(summary.split())
+    count = len([s for s in SENTENCE_END.split(out) if s])
+    for sentence in sentences:
+        if count >= max_sentences:
+            break
+        text = closed(sentence)
+        if not text or _whole(out, text) >= 0:
+            continue
+        out = f"{out} {text}" if out else text
+        count += 1
+    return " ".join(s for s in SENTENCE_END.split(out)[:max_sentences] if s)[:max_chars]
