@@ -81,7 +81,8 @@ def test_fact_vectors_are_their_sentences_with_or_without_late_chunking(
 def test_a_third_summary_sentence_does_not_re_embed_the_entity(
     make_settings: SettingsFactory,
 ) -> None:
-    settings = make_settings(embedder=EmbedderBackend.HASHING)
+    # every fact sentence embedded alone: the recorder then sees the new fact's text
+    settings = make_settings(embedder=EmbedderBackend.HASHING, late_chunk_facts=False)
     with Knotwork(settings) as kw:
         recorder = Recording()
         kw.runtime.embedder = recorder

@@ -208,7 +208,7 @@ def test_minilm_passages_are_unchanged_and_spans_pool_close_to_a_direct_embed() 
         pooled.append(vector)
     alone = np.array(MiniLMEmbedder().embed(SENTENCES))
     cosines = np.diag(np.array(pooled) @ alone.T)
-    # close, not equal: the pooled tokens read their context (why late_chunk_facts is off)
+    # close, not equal: the pooled tokens read their context
     assert float(cosines.mean()) > 0.7 and float(cosines.max()) > 0.85
     assert float(cosines.min()) > 0.4
     cached = emb.embed_passages(texts[:1])  # served from the cache: no token vectors
