@@ -73,9 +73,16 @@ _SYSTEM_RE = re.compile(  # not when the name goes on: "Data Platform Tools" is 
     r"\b" + _LEAD_STOP + r"((?:" + _CAP + r"[ \t]+){1,3}(?:" + "|".join(sorted(SYSTEM_WORDS)) + r"))\b"
     r"(?![ \t]+(?!(?:" + "|".join(sorted(TEAM_WORDS)) + r")\b)[A-Z][a-z])"
 )
+# the last word of a person's job title ("Staff Engineer", "Product Designer")
+JOB_ROLE_WORDS = ("Manager", "Engineer", "Developer", "Director", "Lead", "Officer", "Designer",
+                  "Architect", "Analyst", "Scientist", "Intern", "Consultant", "Recruiter",
+                  "Administrator", "Owner", "Specialist", "Coordinator", "Researcher",
+                  "Accountant", "Technician", "Strategist", "Tester", "Writer")
 _COMPANY_RE = re.compile(
     r"\b" + _LEAD_STOP + r"((?:" + _CAP + r"[ \t]+){1,3}(?:"
     + "|".join(re.escape(s) for s in sorted(COMPANY_SUFFIXES)) + r"))(?![\w])"
+    # "Senior Software Engineer" is a job title, not a company called "Senior Software"
+    + r"(?![ \t]+(?:" + "|".join(JOB_ROLE_WORDS) + r")\b)"
 )
 _PERSON_RE = re.compile(r"\b([A-Z][a-z]+)[ \t]+((?:[A-Z]\.[ \t]+)?(?:O'|Mc|Mac)?[A-Z][a-zA-Z'’-]+)\b")
 
@@ -167,11 +174,12 @@ def _names_a_technology(name: str) -> bool:
 
 # a name with a person's title in brackets: "Olufemi Adeyemi (CTO)", "Ana Lima (Staff Engineer)":
 # the title types the name whatever its origin (spaCy took "Olufemi Adeyemi" for a place)
+# what a bracket after a person's name holds when it gives their title
+JOB_TITLE = (r"(?:C[A-Z]O|CISO|S?VP\b[^)\n]{0,30}|(?:[A-Z][a-z]+[ \t]+){0,3}(?:"
+             + "|".join(JOB_ROLE_WORDS) + r")\b[^)\n]{0,30}|Head[ \t]+of[^)\n]{1,30})")
 _TITLED_PERSON_RE = re.compile(
     r"(?<![\w-])([A-Z][a-z][\w'’-]*(?:[ \t]+(?:de|van|von|da|del|di|le|la|bin)?[ \t]*"
-    r"[A-Z][a-z][\w'’-]*){1,2})[ \t]*\((?:C[A-Z]O|CISO|S?VP\b[^)\n]{0,30}|(?:[A-Z][a-z]+[ \t]+)"
-    r"{0,2}(?:Manager|Engineer|Director|Lead|Officer|Designer|Architect|Analyst|Scientist|"
-    r"Intern|Consultant|Recruiter|Administrator|Owner)\b[^)\n]{0,30}|Head[ \t]+of[^)\n]{1,30})\)")
+    r"[A-Z][a-z][\w'’-]*){1,2})[ \t]*\(" + JOB_TITLE + r"\)")
 
 # (shape, type, subtype, confidence, names it rejects)
 _SHAPED: tuple[tuple[re.Pattern[str], EntityType, str | None, float,
