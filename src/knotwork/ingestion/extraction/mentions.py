@@ -310,6 +310,13 @@ def first_person_mentions(text: str, turns: Sequence[SpeakerTurn]) -> list[Menti
             for turn in turns for start, end, word in first_person_spans(text, turn)]
 
 
+# the end of ``text[:start]`` when a sentence opens at ``start``: the text's or a line's
+# start (after a bullet or heading mark), a stop, or a label / speaker colon
+_SENTENCE_START = re.compile(r"(?:^|\n)[ \t]*(?:[-*•>#]+[ \t]*)?$|[.!?:][ \t]+$")
+# a capitalised word shaped like a common noun ("Ownership", "Migration", "Onboarding"), which
+# only its place at a sentence's start capitalised; invented names ("Zorblax") are not
+_COMMON_NOUN = re.compile(r"[A-Z][a-z]{2,}(?:ship|tion|sion|ment|ness|ity|ance|ence|ing|ism|ure|"
+                          r"ery|ary)s?$")
 _CAP_RUN_RE = re.compile(r"(?<![\w@#/.-])[A-Z][\w&'’.+-]*(?:[ \t]+(?:of[ \t]+|&[ \t]+)?[A-Z][\w&'’.+-]*)*")
 
 
@@ -331,6 +338,8 @@ def shape_mentions(text: str) -> list[Mention]:
         span = text[start:end].rstrip(".'’")
         if len(span) < 2 or not _plausible(span):
             continue
+        if len(words) == 1 and _COMMON_NOUN.match(span) and _SENTENCE_START.search(text, 0, start):
+            continue  # "Ownership of …" opens a sentence: capitalised by position, not a name
         out.append(Mention(start, start + len(span), span, EntityType.CONCEPT, 0.5, "shape"))
     return out
 
