@@ -411,3 +411,27 @@ def test_an_abbreviation_in_brackets_names_the_same_entity_there_and_later() -> 
     assert acronym_mentions("Dana Whitfield (DW) leads Atlas.", [person]) == []
     other = Mention(0, 7, "Billing", EntityType.ORGANIZATION, 0.9, "rule")
     assert acronym_mentions("Billing (PAY) runs it.", [other]) == []  # not its letters
+
+
+def test_a_word_capitalised_by_opening_a_sentence_gets_no_shape_vote() -> None:
+    from knotwork.ingestion.extraction.mentions import shape_mentions
+
+    # the shape vote corroborated spaCy's PERSON "Ownership" after a speaker prefix
+    texts = ["Marta Ruiz: Ownership of the Ledger Service sits with the Core Team.",
+             "- Ownership of the Ledger Service sits with the Core Team.",
+             "The rollout is done. Ownership of the Ledger Service sits with the Core Team."]
+    for text in texts:
+        names = {m.text for m in shape_mentions(text)}
+        assert "Ownership" not in names, text
+        assert {"Ledger Service", "Core Team"} <= names
+    # a single word inside a sentence, a run of words or an invented name opening one, still vote
+    assert {"Kafka", "Marta Ruiz"} <= {m.text for m in shape_mentions(
+        "Marta Ruiz says the team moved to Kafka.")}
+    assert [m.text for m in shape_mentions("Zorblax went live.")] == ["Zorblax"]
+
+
+def test_working_acronyms_are_no_organisations(find: Any) -> None:
+    names = {m.text for m in find("Jonas Weber: the API versioning policy and the SLO "
+                                  "definitions are updated for Globex Corp.")}
+    assert not names & {"API", "SLO"}
+    assert "Globex Corp" in names

@@ -73,6 +73,15 @@ def test_a_title_in_parentheses_is_no_team(rel: Any) -> None:
     assert not any(t == "CTO" for _, _, t in found)
 
 
+def test_a_job_title_in_brackets_is_neither_a_team_nor_a_company(rel: Any) -> None:
+    text = ("Roster:\n- Wen Okafor (Senior Software Engineer)\n- Tomas Brandt (Frontend Developer)\n"
+            "- Ines Duarte (Data Engineering)")
+    found = rel(text)
+    targets = {t for _, _, t in found}
+    assert not targets & {"Senior Software", "Frontend Developer", "Senior Software Engineer"}
+    assert ("Ines Duarte", R.MEMBER_OF, "Data Engineering") in found  # a team stays a team
+
+
 def test_possessive_team_and_platform(rel: Any) -> None:
     assert ("Lucia Romano", R.MEMBER_OF, "Fraud Team") in rel(
         "Lucia Romano's squad (Fraud Team) reviews the rules.")

@@ -12,7 +12,7 @@ import structlog
 from knotwork.domain.models import EntityType
 from knotwork.ingestion.extraction.ensemble import Ensemble, VotePolicy, default_extractors
 from knotwork.ingestion.extraction.extractors import LlmVoteExtractor
-from knotwork.ingestion.extraction.mentions import rule_type
+from knotwork.ingestion.extraction.mentions import JOB_TITLE, rule_type
 from knotwork.ingestion.extraction.page_labels import label_relations
 from knotwork.ingestion.extraction.relations import relations_in_sentence
 from knotwork.ingestion.extraction.types import (
@@ -130,6 +130,10 @@ _NOT_A_TEAM = re.compile(r"^(?:Head|Director|VP|Chief|Manager|Senior|Staff|Princ
                          r"Jun|Jul|Aug|Sep|Oct|Nov|Dec)")
 
 
+_TITLE_PAREN = re.compile(r"^[ \t]*\((" + JOB_TITLE + r")\)")
+_GUESSERS = ("spacy", "shape", "gliner")  # statistical or capitalisation guesses, not rules
+
+
 _ROLE_LINE = re.compile(
     r"^[ \t]*(?:[-*•][ \t]*)?(?:(?:tech(?:nical)?|team|project|product|engineering|program|line)\s+)?"
     r"(?:lead|leads|owner|owners|manager|maintainers?|sponsor|authors?|reviewers?|presenters?|assignee|"
@@ -165,10 +169,17 @@ def _with_role_people(text: str, mentions: list[Mention]) -> list[Mention]:
 
 def _with_person_teams(text: str, mentions: list[Mention]) -> list[Mention]:
     """A capitalised name in parentheses right after a person is their team:
-    "Reviewers: Jonas Weber (Legal), Priya Nair (Data Engineering)"."""
+    "Reviewers: Jonas Weber (Legal), Priya Nair (Data Engineering)". A job title there
+    ("Grace Hu (Senior Software Engineer)") is no team, and what statistical NER read into
+    it ("Senior Software" as a company) is dropped."""
     added: list[Mention] = []
+    titles: list[tuple[int, int]] = []
     for m in mentions:
         if m.type is not EntityType.PERSON or m.extractor == "coref":
+            continue
+        title = _TITLE_PAREN.match(text[m.end:])
+        if title is not None:
+            titles.append((m.end + title.start(1), m.end + title.end(1)))
             continue
         hit = _PAREN_TEAM.match(text[m.end:])
         if hit is None or _NOT_A_TEAM.match(hit.group(1)):
@@ -177,6 +188,10 @@ def _with_person_teams(text: str, mentions: list[Mention]) -> list[Mention]:
         if any(o.start < end and start < o.end for o in mentions):
             continue  # already a mention (a place, a technology …): its vote stands
         added.append(Mention(start, end, hit.group(1), EntityType.ORGANIZATION, 0.8, "rule", "TEAM"))
+    if titles:
+        mentions = [m for m in mentions if m.type is EntityType.PERSON
+                    or m.extractor not in _GUESSERS
+                    or not any(a <= m.start and m.end <= b for a, b in titles)]
     return sorted([*mentions, *added], key=lambda m: (m.start, m.end)) if added else mentions
 
 

@@ -101,7 +101,10 @@ STOP_NAMES: frozenset[str] = frozenset(
      "decision", "owner", "status", "team", "everyone", "all", "channel", "here", "the team",
      "utc", "gmt", "cet", "cest", "pst", "pdt", "est", "edt", "id", "n/a", "tbc", "asap", "eom",
      # roles, not entities: "reports to the CTO, Tomasz Wieczorek" names one person, not an org
-     "ceo", "cto", "cfo", "coo", "cio", "ciso", "cpo", "cmo", "cro", "vp", "svp", "evp", "em", "tpm"}
+     "ceo", "cto", "cfo", "coo", "cio", "ciso", "cpo", "cmo", "cro", "vp", "svp", "evp", "em", "tpm",
+     # working vocabulary, not names: "the API versioning policy", "SLO definitions"
+     "api", "apis", "slo", "slos", "sla", "slas", "sli", "slis", "kpi", "kpis", "okr", "okrs",
+     "sdk", "sdks", "mvp", "poc", "roi", "rca", "etl", "url", "urls", "rfc", "rfcs"}
 )
 
 # vendor prefixes of technology names: "Apache Kafka" is "Kafka"

@@ -73,9 +73,16 @@ _SYSTEM_RE = re.compile(  # not when the name goes on: "Data Platform Tools" is 
     r"\b" + _LEAD_STOP + r"((?:" + _CAP + r"[ \t]+){1,3}(?:" + "|".join(sorted(SYSTEM_WORDS)) + r"))\b"
     r"(?![ \t]+(?!(?:" + "|".join(sorted(TEAM_WORDS)) + r")\b)[A-Z][a-z])"
 )
+# the last word of a person's job title ("Staff Engineer", "Product Designer")
+JOB_ROLE_WORDS = ("Manager", "Engineer", "Developer", "Director", "Lead", "Officer", "Designer",
+                  "Architect", "Analyst", "Scientist", "Intern", "Consultant", "Recruiter",
+                  "Administrator", "Owner", "Specialist", "Coordinator", "Researcher",
+                  "Accountant", "Technician", "Strategist", "Tester", "Writer")
 _COMPANY_RE = re.compile(
     r"\b" + _LEAD_STOP + r"((?:" + _CAP + r"[ \t]+){1,3}(?:"
     + "|".join(re.escape(s) for s in sorted(COMPANY_SUFFIXES)) + r"))(?![\w])"
+    # "Senior Software Engineer" is a job title, not a company called "Senior Software"
+    + r"(?![ \t]+(?:" + "|".join(JOB_ROLE_WORDS) + r")\b)"
 )
 _PERSON_RE = re.compile(r"\b([A-Z][a-z]+)[ \t]+((?:[A-Z]\.[ \t]+)?(?:O'|Mc|Mac)?[A-Z][a-zA-Z'’-]+)\b")
 
@@ -167,11 +174,12 @@ def _names_a_technology(name: str) -> bool:
 
 # a name with a person's title in brackets: "Olufemi Adeyemi (CTO)", "Ana Lima (Staff Engineer)":
 # the title types the name whatever its origin (spaCy took "Olufemi Adeyemi" for a place)
+# what a bracket after a person's name holds when it gives their title
+JOB_TITLE = (r"(?:C[A-Z]O|CISO|S?VP\b[^)\n]{0,30}|(?:[A-Z][a-z]+[ \t]+){0,3}(?:"
+             + "|".join(JOB_ROLE_WORDS) + r")\b[^)\n]{0,30}|Head[ \t]+of[^)\n]{1,30})")
 _TITLED_PERSON_RE = re.compile(
     r"(?<![\w-])([A-Z][a-z][\w'’-]*(?:[ \t]+(?:de|van|von|da|del|di|le|la|bin)?[ \t]*"
-    r"[A-Z][a-z][\w'’-]*){1,2})[ \t]*\((?:C[A-Z]O|CISO|S?VP\b[^)\n]{0,30}|(?:[A-Z][a-z]+[ \t]+)"
-    r"{0,2}(?:Manager|Engineer|Director|Lead|Officer|Designer|Architect|Analyst|Scientist|"
-    r"Intern|Consultant|Recruiter|Administrator|Owner)\b[^)\n]{0,30}|Head[ \t]+of[^)\n]{1,30})\)")
+    r"[A-Z][a-z][\w'’-]*){1,2})[ \t]*\(" + JOB_TITLE + r"\)")
 
 # (shape, type, subtype, confidence, names it rejects)
 _SHAPED: tuple[tuple[re.Pattern[str], EntityType, str | None, float,
@@ -302,6 +310,13 @@ def first_person_mentions(text: str, turns: Sequence[SpeakerTurn]) -> list[Menti
             for turn in turns for start, end, word in first_person_spans(text, turn)]
 
 
+# the end of ``text[:start]`` when a sentence opens at ``start``: the text's or a line's
+# start (after a bullet or heading mark), a stop, or a label / speaker colon
+_SENTENCE_START = re.compile(r"(?:^|\n)[ \t]*(?:[-*•>#]+[ \t]*)?$|[.!?:][ \t]+$")
+# a capitalised word shaped like a common noun ("Ownership", "Migration", "Onboarding"), which
+# only its place at a sentence's start capitalised; invented names ("Zorblax") are not
+_COMMON_NOUN = re.compile(r"[A-Z][a-z]{2,}(?:ship|tion|sion|ment|ness|ity|ance|ence|ing|ism|ure|"
+                          r"ery|ary)s?$")
 _CAP_RUN_RE = re.compile(r"(?<![\w@#/.-])[A-Z][\w&'’.+-]*(?:[ \t]+(?:of[ \t]+|&[ \t]+)?[A-Z][\w&'’.+-]*)*")
 
 
@@ -323,6 +338,8 @@ def shape_mentions(text: str) -> list[Mention]:
         span = text[start:end].rstrip(".'’")
         if len(span) < 2 or not _plausible(span):
             continue
+        if len(words) == 1 and _COMMON_NOUN.match(span) and _SENTENCE_START.search(text, 0, start):
+            continue  # "Ownership of …" opens a sentence: capitalised by position, not a name
         out.append(Mention(start, start + len(span), span, EntityType.CONCEPT, 0.5, "shape"))
     return out
 
