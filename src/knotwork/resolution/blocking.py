@@ -99,6 +99,19 @@ def _person_keys(name: str, family: str) -> list[str]:
 
 def name_keys(name: str, etype: EntityType | None, rules: Sequence[BlockingRule]) -> list[str]:
     """Blocking keys of one name (mention text, display name or alias)."""
+    if rules is DEFAULT_RULES or (len(rules) == len(DEFAULT_RULES) and all(
+            a is b for a, b in zip(rules, DEFAULT_RULES, strict=True))):
+        # the same names come back batch after batch: their keys are kept
+        return list(_default_name_keys(name, etype))
+    return _name_keys(name, etype, rules)
+
+
+@lru_cache(maxsize=1 << 15)
+def _default_name_keys(name: str, etype: EntityType | None) -> tuple[str, ...]:
+    return tuple(_name_keys(name, etype, DEFAULT_RULES))
+
+
+def _name_keys(name: str, etype: EntityType | None, rules: Sequence[BlockingRule]) -> list[str]:
     key = normalize_name(name)
     person = etype in (None, EntityType.PERSON)
     compact = key.replace(" ", "")
