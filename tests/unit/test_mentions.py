@@ -435,3 +435,13 @@ def test_working_acronyms_are_no_organisations(find: Any) -> None:
                                   "definitions are updated for Globex Corp.")}
     assert not names & {"API", "SLO"}
     assert "Globex Corp" in names
+
+
+def test_a_document_title_is_no_person_company_or_place(find: Any) -> None:
+    # spaCy reads both headings as people
+    text = ("# Hamburg Pilot Report\n\nThe pilot started at the Hamburg site on May 2, 2025 "
+            "with 12 robots. Marta Ruiz runs it.\n\n# Oslo Launch Retrospective\n\n"
+            "The launch went well.")
+    names = {m.text: m.type for m in find(text)}
+    assert not {"Hamburg Pilot Report", "Oslo Launch Retrospective"} & set(names)
+    assert names.get("Marta Ruiz") is P

@@ -121,6 +121,15 @@ def _plausible(text: str) -> bool:
     return not cleaned.replace(" ", "").isdigit()
 
 
+# a name ending in a kind of document is the document's title: "Rotterdam Beta Report",
+# "Payments Team Charter", "Q3 Platform Roadmap"
+_DOCUMENT_KIND = re.compile(
+    r"\s(?:Report|Reports|Notes|Minutes|Retro|Retrospective|Post-?mortem|Summary|Proposal|"
+    r"Runbook|Playbook|Handbook|Roadmap|Spec|Specification|Digest|Newsletter|Memo|Agenda|"
+    r"Checklist|Template|FAQ|Recap|Charter|Readme|README|Guidelines|Onboarding Guide)$")
+_NOT_A_DOCUMENT = (EntityType.PERSON, EntityType.ORGANIZATION, EntityType.LOCATION)
+
+
 def spacy_mentions(doc: object) -> list[Mention]:
     """spaCy's entities mapped to the taxonomy: the statistical model's vote, nothing more."""
     out: list[Mention] = []
@@ -138,6 +147,8 @@ def spacy_mentions(doc: object) -> list[Mention]:
             text = text[: text.index("(")].rstrip()
             if not _plausible(text):
                 continue
+        if etype in _NOT_A_DOCUMENT and _DOCUMENT_KIND.search(text):
+            continue  # "Rotterdam Beta Report" (a page title) is no person, company or place
         out.append(Mention(start, start + len(text), text, etype,
                            _SPACY_CONFIDENCE.get(ent.label_, 0.6), "spacy"))
     return out
