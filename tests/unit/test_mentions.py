@@ -411,3 +411,11 @@ def test_an_abbreviation_in_brackets_names_the_same_entity_there_and_later() -> 
     assert acronym_mentions("Dana Whitfield (DW) leads Atlas.", [person]) == []
     other = Mention(0, 7, "Billing", EntityType.ORGANIZATION, 0.9, "rule")
     assert acronym_mentions("Billing (PAY) runs it.", [other]) == []  # not its letters
+
+
+def test_an_inner_capital_makes_a_product_name() -> None:
+    found = {m.text: m.type for m in rule_mentions(
+        "ShelfSense syncs with PostgreSQL; ask McAllister or DeLuca about the RouteKit2 rollout.")}
+    assert found.get("ShelfSense") is EntityType.PRODUCT
+    assert found.get("RouteKit2") is EntityType.PRODUCT
+    assert "PostgreSQL" not in found and "McAllister" not in found and "DeLuca" not in found

@@ -79,6 +79,10 @@ _COMPANY_RE = re.compile(
 )
 _PERSON_RE = re.compile(r"\b([A-Z][a-z]+)[ \t]+((?:[A-Z]\.[ \t]+)?(?:O'|Mc|Mac)?[A-Z][a-zA-Z'’-]+)\b")
 
+# an inner capital makes a word a product's name ("DockSync", "PayoutHub"), whatever NER says;
+# not a surname ("McAllister", "DeLuca") and not a known technology (the gazetteer types those)
+_CAMEL_RE = re.compile(r"(?<![\w@#/.-])(?!(?:Mc|Mac|De|Di|Da|La|Le|Van|Von|O')[A-Z])"
+                       r"[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+(?![\w@/-]|\.\w)")
 _CODE = re.compile(r"^[A-Z][A-Z0-9]{1,9}-\d+$")
 _CODE_IN_TEXT = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d+\b")
 
@@ -216,6 +220,9 @@ def _rule_mentions(text: str) -> list[Mention]:
                 continue
             if _plausible(m.group(1)) and not (subtype == "TEAM" and _POSSESSIVE.search(m.group(1))):
                 out.append(Mention(m.start(1), m.end(1), m.group(1), etype, confidence, "rule", subtype))
+    for m in _CAMEL_RE.finditer(text):
+        if m.group(0) not in TECHNOLOGIES:
+            out.append(Mention(m.start(), m.end(), m.group(0), EntityType.PRODUCT, 0.8, "rule"))
     for m in _CODE_IN_TEXT.finditer(text):
         out.append(Mention(m.start(), m.end(), m.group(0), EntityType.CONCEPT, 0.95, "rule", "IDENTIFIER"))
     out.extend(m for m in label_mentions(text) if _plausible(m.text))

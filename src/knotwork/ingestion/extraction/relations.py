@@ -289,8 +289,54 @@ def _handovers(text: str, mentions: list[Mention]) -> list[RelationHit]:
     return hits
 
 
+# "Ownership of DocHub moves from the Tools team to Platform", "the Billing API is transferred
+# from Payments to the Core team": a thing changing owners; both sides are OWNS facts, the
+# old one ended by the change rules (change.py reads "from" after a move verb)
+_OWNERSHIP_OF = re.compile(r"\b(?:ownership|stewardship|custody)\s+of(?:\s+the)?\s*$")
+_OWNERSHIP_MOVE = (r"(?:['’]s\s+ownership\s+|\s+ownership\s+)?\s*(?:(?:is|are|was|were|will|has|have|had)"
+                   r"\s+)?(?:be(?:en|ing)?\s+|now\s+|formally\s+|officially\s+)?"
+                   r"(?:mov|transferr?|pass|shift|migrat|go|went|hand)\w*(?:\s+(?:over|across))?\s+")
+_MOVES_FROM = re.compile(r"^" + _OWNERSHIP_MOVE + r"from(?:\s+the)?\s*$")
+_MOVES_TO = re.compile(r"^" + _OWNERSHIP_MOVE + r"to(?:\s+the)?\s*$")
+_FROM_TO = re.compile(r"^\s*(?:team\s+|group\s+|squad\s+)?to(?:\s+the)?\s*$")
+_OWNED_THINGS = frozenset({EntityType.PRODUCT, EntityType.ORGANIZATION, EntityType.TECHNOLOGY})
+
+
+def _can_own(m: Mention) -> bool:
+    return m.type is EntityType.ORGANIZATION or (m.type is EntityType.PERSON and m.extractor != "coref")
+
+
+def _ownership_moves(text: str, mentions: list[Mention]) -> list[RelationHit]:
+    hits: list[RelationHit] = []
+    for i, what in enumerate(mentions):
+        if what.type not in _OWNED_THINGS or what.subtype == "TEAM":
+            continue
+        named = bool(_OWNERSHIP_OF.search(text[max(0, what.start - 40):what.start].lower()))
+        nxt = mentions[i + 1 : i + 3]
+        # "from the Tools team to Data Platform": the other side of a team is an owner too
+        paired = len(nxt) == 2 and "TEAM" in (nxt[0].subtype, nxt[1].subtype) \
+            and EntityType.PERSON not in (nxt[0].type, nxt[1].type)
+        owner = [_can_own(n) or (paired and n.type is EntityType.PRODUCT) for n in nxt]
+        if not nxt or not owner[0]:
+            continue
+        gap = text[what.end:nxt[0].start].lower()
+        # without the word "ownership", only a product moving between two teams
+        if not (named or "ownership" in gap or (paired and what.type is not EntityType.ORGANIZATION)):
+            continue
+        conf = min(0.8, what.confidence + 0.1)
+        if _MOVES_FROM.match(gap) and len(nxt) == 2 and owner[1] \
+                and _FROM_TO.match(text[nxt[0].end:nxt[1].start].lower()):
+            if not paired and not ((named or "ownership" in gap) and _can_own(nxt[1])):
+                continue  # "Ledger moves from Oracle to Postgres": no team, no change of owner
+            hits.append(RelationHit(nxt[1], what, R.OWNS, min(conf, nxt[1].confidence + 0.1)))
+            hits.append(RelationHit(nxt[0], what, R.OWNS, min(conf, nxt[0].confidence + 0.1)))
+        elif _MOVES_TO.match(gap) and (named or "ownership" in gap):
+            hits.append(RelationHit(nxt[0], what, R.OWNS, min(conf, nxt[0].confidence + 0.1)))
+    return hits
+
+
 def relations_in_sentence(text: str, mentions: list[Mention]) -> list[RelationHit]:
-    hits: list[RelationHit] = _handovers(text, mentions)
+    hits: list[RelationHit] = _handovers(text, mentions) + _ownership_moves(text, mentions)
     handed = {(h.source.start, h.target.start) for h in hits}
     for i, left in enumerate(mentions):
         for j in range(i + 1, min(len(mentions), i + 6)):
