@@ -118,3 +118,25 @@ def test_who_is_on_a_team_asks_for_its_members(question: str) -> None:
 
 def test_who_is_in_charge_is_not_membership() -> None:
     assert R.MEMBER_OF not in analyze("Who is in charge of Project Atlas?").types
+
+
+@pytest.mark.parametrize(
+    ("question", "inner", "outer"),
+    [
+        # the noun is the clause's object: its subject is named, the bridge is what it points to
+        ("Which team owns the system that RouteKit depends on?",
+         "Which system does RouteKit depend on?", "Which team owns Billing Squad?"),
+        ("Who leads the team that Ines Duarte is on?",
+         "Which team is Ines Duarte on?", "Who leads Billing Squad?"),
+        ("Who maintains the service that the Checkout API calls?",
+         "Which service does the Checkout API call?", "Who maintains Billing Squad?"),
+        ("Where is the company that Helix Labs relies on?",
+         "Which company does Helix Labs rely on?", "Where is Billing Squad?"),
+    ],
+)
+def test_an_object_clause_asks_what_its_subject_points_to(question: str, inner: str,
+                                                          outer: str) -> None:
+    plan = decompose(question)
+    assert plan is not None
+    assert plan.inner == inner
+    assert plan.template.format("Billing Squad") == outer

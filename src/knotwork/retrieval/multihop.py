@@ -55,11 +55,47 @@ class Decomposition:
     template: str  # the outer question with {} where the bridge entity goes
 
 
+# an object clause: "the system that RouteKit depends on", "the team that Ana is on": the
+# clause's subject is a name, the noun its object, and the clause ends the question
+_OBJECT_CLAUSE = re.compile(
+    r"^(?P<subj>(?:the\s+)?[A-Z0-9][\w'’&.-]*(?:\s+(?:[A-Z0-9][\w'’&.-]*|" + _HEADS + r"))*)\s+"
+    r"(?P<aux>(?:does|do|did|will|would|can)\s+)?(?P<verb>[a-z]+)"
+    r"(?P<prep>(?:\s+(?:on|upon|to|in|into|with|from|for|at|under|of))?)\s*\??\s*$")
+_BE = frozenset({"is", "are", "was", "were"})
+
+
+def _base_verb(verb: str) -> str:
+    """'depends' → 'depend', 'relies' → 'rely', 'uses' → 'use' (the form after 'does')."""
+    if verb.endswith("ies") and len(verb) > 4:
+        return verb[:-3] + "y"
+    if verb.endswith(("sses", "shes", "ches", "xes")):
+        return verb[:-2]
+    if verb.endswith("s") and not verb.endswith("ss"):
+        return verb[:-1]
+    return verb
+
+
+def _object_clause(q: str, m: re.Match[str]) -> Decomposition | None:
+    obj = _OBJECT_CLAUSE.match(q[m.end():])
+    if obj is None:
+        return None
+    wh = _WH_FOR.get(m.group("noun").lower(), "What")
+    subj, verb, prep = obj.group("subj"), obj.group("verb"), obj.group("prep")
+    if verb in _BE:
+        inner = f"{wh} {verb} {subj}{prep}?"
+    else:
+        inner = f"{wh} does {subj} {verb if obj.group('aux') else _base_verb(verb)}{prep}?"
+    return Decomposition(inner, q[: m.start()] + "{}?")
+
+
 def decompose(question: str) -> Decomposition | None:
     q = question.strip()
     m = _CLAUSE.search(q)
     if m is None or m.start() == 0:
         return _decompose_role(q)
+    by_object = _object_clause(q, m)
+    if by_object is not None:
+        return by_object
     rest = q[m.end():]
     tail = _TAIL_VERB.search(rest)
     clause = rest[: tail.start()] if tail else rest.rstrip(" ?")
