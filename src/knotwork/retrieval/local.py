@@ -26,6 +26,7 @@ from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, terms
 from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase, unshadowed
 from knotwork.retrieval.reasons import reason_bonus
 from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
+from knotwork.retrieval.tech_category import category_first, unsupported_category
 from knotwork.retrieval.temporal_question import held_then, undated_when, when_note
 from knotwork.retrieval.typed_support import unsupported_relation, unsupported_title
 from knotwork.retrieval.vector_cache import embed_cached
@@ -256,10 +257,13 @@ class LocalSearch:
                 len(missing) > cfg.uncovered_share * len(focus_terms(question, seeds)):
             why = f"the evidence never mentions {', '.join(missing)}"
         elif ranked:
-            why = unsupported_relation(
-                question, {eid: e for eid, (e, score) in seeds.items() if score >= 0.8},
-                (u.fact for u in facts if u.fact is not None), [u.text for u in ranked[:5]]) \
-                or unsupported_title(question, [u.text for u in ranked[:3]])
+            named = {eid: e for eid, (e, score) in seeds.items() if score >= 0.8}
+            why = unsupported_relation(question, named, (u.fact for u in facts if u.fact is not None),
+                                       [u.text for u in ranked[:5]]) \
+                or unsupported_title(question, [u.text for u in ranked[:3]]) \
+                or unsupported_category(question, named, [u.text for u in [*ranked[:10], *facts]])
+            if why is None and (k := category_first(question, named, [u.text for u in ranked])):
+                ranked.insert(0, ranked.pop(k))  # "What database …": the unit that names one
         if why is not None:
             trace.append(f"abstained: {why}")
             return QueryResult(answer=NO_ANSWER, citations=[], confidence=0.1, mode_used=mode,
