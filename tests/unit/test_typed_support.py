@@ -61,3 +61,15 @@ def test_a_title_question_needs_evidence_stating_the_title() -> None:
                              ["Engineering is run by Olufemi Adeyemi (CTO)."]) is None
     assert unsupported_title("Who is the CEO?", ["Dana is our chief executive officer."]) is None
     assert unsupported_title("Who leads Atlas?", about) is None  # no title asked
+
+
+def test_leading_a_team_is_no_answer_to_whom_a_person_reports() -> None:
+    ines = ROUTING.model_copy(update={"id": "p", "name": "Ines Alba", "type": EntityType.PERSON})
+    leads = Fact(created_at=NOW, id="f3", group_id="g", source_id="p", target_id="t",
+                 type=R.LEADS, fact="Ines Alba leads the Routing team.")
+    why = unsupported_relation("Who does Ines Alba report to?", {"p": ines}, [leads], [leads.fact])
+    assert why is not None and "reports_to" in why
+    manager = Fact(created_at=NOW, id="f4", group_id="g", source_id="p", target_id="q",
+                   type=R.REPORTS_TO, fact="Ines Alba reports to Bo Lind.")
+    assert unsupported_relation("Who does Ines Alba report to?", {"p": ines}, [leads, manager],
+                                [manager.fact]) is None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from knotwork.domain.models import Entity, Fact
+from knotwork.domain.models import Entity, EntityType, Fact
 from knotwork.domain.models import RelationType as R
 from knotwork.ingestion.extraction.relations import relation_types_named
 from knotwork.retrieval.question import analyze
@@ -45,8 +45,11 @@ def unsupported_relation(question: str, named: Mapping[str, Entity], facts: Iter
     migration to Y?" names USES in passing). ``named``: the entities the question names
     (id → entity); ``facts``: the candidate facts; ``best_texts``: the best-ranked sentences."""
     hints = analyze(question)
-    checked = [t for t in hints.types if t in FAMILIES]
-    if not named or not checked or len(checked) != len(hints.types) or hints.side is None \
+    types = set(hints.types)
+    if R.REPORTS_TO in types and any(e.type is EntityType.PERSON for e in named.values()):
+        types.discard(R.MEMBER_OF)  # "reports to" of a person is a manager, not a team's group
+    checked = [t for t in types if t in FAMILIES]
+    if not named or not checked or len(checked) != len(types) or hints.side is None \
             or not _ASKS_FOR_HOLDER.match(question) or question_time(question) is not None:
         return None  # a dated question is answered by dated rows, typed or not
     family = frozenset().union(*(FAMILIES[t] for t in checked))
