@@ -71,8 +71,9 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(R.LEADS, r"^,\s*(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:lead|leader|owner|dri)\s+(?:of|for|on)\s*(?:the\s+)?$", src={P}),
     _p(R.MANAGES, r"^,\s*(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:head|director|manager|vp|chief)\s+(?:of|for)\s*(?:the\s+)?$", src={P}),
     # a labelled list item: "Streaming team — lead: Ravi", "Atlas (owner: Ana)", "Search, manager: Bo"
-    _p(R.MANAGES, r"^\s*(?:[—–-]+|,|\(|:)\s*(?:(?:line|engineering|team|project)\s+)?manager\s*:\s*$", reverse=True, src={P}),
-    _p(R.LEADS, r"^\s*(?:[—–-]+|,|\(|:)\s*(?:(?:tech(?:nical)?|team|project)\s+)?(?:lead|leader|head|owner|dri|pm)\s*:\s*$", reverse=True, src={P}),
+    # (a table row's cells: "Ledger; Lead: Ana", the separator already split off)
+    _p(R.MANAGES, r"^\s*(?:[—–-]+|,|\(|:)?\s*(?:(?:line|engineering|team|project)\s+)?manager\s*:\s*$", reverse=True, src={P}),
+    _p(R.LEADS, r"^\s*(?:[—–-]+|,|\(|:)?\s*(?:(?:tech(?:nical)?|team|project)\s+)?(?:lead|leader|head|owner|dri|pm)\s*:\s*$", reverse=True, src={P}),
     _p(R.HEADQUARTERED_IN, r"\b(?:headquartered|hq(?:'d)?|head office is) in\b|\bheadquarters (?:is |are )?in\b"),
     # "a startup based in Cork": a one-word place the statistical model called an organisation
     _p(R.LOCATED_IN, r"\b(?:based|located|situated|offices? (?:is |are )?)\s+in\s*$", tgt={L}, weak_place=True),
@@ -160,6 +161,15 @@ _TITLE = re.compile(r"^(?:C[A-Z]{1,3}O|S?E?VP\b.*|Head of\b.*|Director\b.*|Chief
                     r"(?:Senior |Staff |Principal )?(?:Manager|Engineer|Lead)\b.*)$")
 
 
+# what only a thing is the object of: a one-word name only NER calls a place ("Payoutd") is one
+_THING_TARGET = frozenset({R.OWNS, R.MAINTAINS})
+
+
+def _maybe_not_place(m: Mention) -> bool:
+    return m.type is EntityType.LOCATION and " " not in m.text and m.extractor != "coref" \
+        and set(m.votes or (m.extractor,)) <= {"spacy", "shape", "known"}
+
+
 def _weak_place(m: Mention) -> bool:
     return (m.type is EntityType.ORGANIZATION and m.subtype is None and " " not in m.text
             and set(m.votes or (m.extractor,)) <= {"spacy", "shape"})
@@ -180,7 +190,8 @@ def _allowed(p: Pattern, src: Mention, tgt: Mention, gap: str = "") -> bool:
     if tgt.type is EntityType.PERSON and p.type not in _PERSON_TARGET and not _maybe_not_person(tgt):
         return False
     if (src.type is EntityType.LOCATION and p.type not in _PLACE_SOURCE) or (
-            tgt.type is EntityType.LOCATION and p.type not in _PLACE_TARGET):
+            tgt.type is EntityType.LOCATION and p.type not in _PLACE_TARGET
+            and not (p.type in _THING_TARGET and _maybe_not_place(tgt))):
         return False
     return p.target_subtypes is None or tgt.subtype in p.target_subtypes
 
