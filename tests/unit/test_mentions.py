@@ -419,3 +419,12 @@ def test_an_inner_capital_makes_a_product_name() -> None:
     assert found.get("ShelfSense") is EntityType.PRODUCT
     assert found.get("RouteKit2") is EntityType.PRODUCT
     assert "PostgreSQL" not in found and "McAllister" not in found and "DeLuca" not in found
+
+
+def test_a_defining_sentence_types_its_subject() -> None:
+    found = {m.text: (m.type, m.subtype) for m in rule_mentions(
+        "# Overview\n\nBrindle Health is a clinical scheduling company based in Leeds. "
+        "Tessary is the appointment reminder service. Wren Ochoa is the CTO.")}
+    assert found.get("Brindle Health") == (EntityType.ORGANIZATION, None)
+    assert found.get("Tessary") == (EntityType.PRODUCT, "SYSTEM")
+    assert found.get("Wren Ochoa", (EntityType.PERSON, None))[0] is EntityType.PERSON

@@ -83,6 +83,18 @@ _PERSON_RE = re.compile(r"\b([A-Z][a-z]+)[ \t]+((?:[A-Z]\.[ \t]+)?(?:O'|Mc|Mac)?
 # not a surname ("McAllister", "DeLuca") and not a known technology (the gazetteer types those)
 _CAMEL_RE = re.compile(r"(?<![\w@#/.-])(?!(?:Mc|Mac|De|Di|Da|La|Le|Van|Von|O')[A-Z])"
                        r"[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+(?![\w@/-]|\.\w)")
+# a sentence defining its subject: "Payoutd is the payout scheduler", "Quillmark Payments is a
+# card acquiring company": the head noun types the name whatever NER guessed (a person, a place)
+_DEFINED_RE = re.compile(
+    r"(?:^|(?<=[.!?:]\s)|(?<=\n))[ \t]*(?:The[ \t]+)?(" + _LEAD_STOP
+    + r"[A-Z][\w&'’.-]*(?:[ \t]+[A-Z][\w&'’.-]*){0,3})(?:[ \t]+\([A-Z][\w&]{1,9}\))?[ \t]+"
+    r"(?:is|was|has[ \t]+been|remains)[ \t]+(?:a|an|the|our|their)[ \t]+(?:[a-z][\w-]*,?[ \t]+){0,5}?"
+    r"(?P<head>company|startup|firm|bank|fintech|insurer|lender|retailer|manufacturer|consultancy|"
+    r"agency|vendor|supplier|service|microservice|engine|gateway|dashboard|scheduler|system|"
+    r"platform|tool|app|application|pipeline|api|library|portal|bot|scanner|proxy|sdk|registry|"
+    r"monolith|backend|frontend)\b", re.MULTILINE)
+_ORG_HEADS = frozenset({"company", "startup", "firm", "bank", "fintech", "insurer", "lender",
+                        "retailer", "manufacturer", "consultancy", "agency", "vendor", "supplier"})
 _CODE = re.compile(r"^[A-Z][A-Z0-9]{1,9}-\d+$")
 _CODE_IN_TEXT = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d+\b")
 
@@ -220,6 +232,14 @@ def _rule_mentions(text: str) -> list[Mention]:
                 continue
             if _plausible(m.group(1)) and not (subtype == "TEAM" and _POSSESSIVE.search(m.group(1))):
                 out.append(Mention(m.start(1), m.end(1), m.group(1), etype, confidence, "rule", subtype))
+    for m in _DEFINED_RE.finditer(text):
+        name, words = m.group(1), m.group(1).split()
+        if name in TECHNOLOGIES or (len(words) <= 3 and is_given_name(words[0])) or \
+                words[-1] in TEAM_WORDS or not _plausible(name):
+            continue
+        org = m.group("head") in _ORG_HEADS
+        out.append(Mention(m.start(1), m.end(1), name, EntityType.ORGANIZATION if org
+                           else EntityType.PRODUCT, 0.9, "rule", None if org else "SYSTEM"))
     for m in _CAMEL_RE.finditer(text):
         if m.group(0) not in TECHNOLOGIES:
             out.append(Mention(m.start(), m.end(), m.group(0), EntityType.PRODUCT, 0.8, "rule"))
