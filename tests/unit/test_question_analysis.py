@@ -19,6 +19,8 @@ from knotwork.retrieval.sentences import split_sentences
         ("What is Marcus Webb's employer?", "source", R.WORKS_AT),
         ("Who is the lead of the Platform Team?", "target", R.LEADS),
         ("Which team maintains the Billing Service?", "target", R.MAINTAINS),
+        ("Which team is Ines Duarte on?", "source", R.MEMBER_OF),
+        ("What squad does Bo Lind work in?", "source", R.MEMBER_OF),
     ],
 )
 def test_hints_name_the_side_and_type(question: str, side: str, rtype: R) -> None:
