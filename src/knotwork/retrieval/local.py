@@ -18,6 +18,7 @@ from knotwork.domain.ports import Collection
 from knotwork.domain.timeutil import holds_at, to_iso
 from knotwork.ingestion.chunking import count_tokens
 from knotwork.resolution.normalize import normalize_name
+from knotwork.retrieval.acronyms import spell_out_acronyms
 from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.config import LocalSearchConfig
 from knotwork.retrieval.coverage import focus_terms, uncovered_terms
@@ -293,7 +294,9 @@ class LocalSearch:
         chosen = _with_follow_ups(chosen, ranked[: cfg.max_units_scored],
                                   cfg.follow_up_cutoff_who if _WHO.match(question)
                                   else cfg.answer_relative_cutoff) + siblings
-        answer = " ".join(as_sentence(u.display or u.text) for u in chosen)
+        answer = spell_out_acronyms(" ".join(as_sentence(u.display or u.text) for u in chosen),
+                                    [e for e, _ in seeds.values()],
+                                    [u.fact for u in chosen if u.fact is not None], self.entities)
         if top.fact is not None and (note := when_note(question, top.text, top.fact.valid_at,
                                                        top.fact.invalid_at)):
             answer = f"{answer} {note}"
