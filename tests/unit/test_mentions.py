@@ -428,3 +428,9 @@ def test_a_defining_sentence_types_its_subject() -> None:
     assert found.get("Brindle Health") == (EntityType.ORGANIZATION, None)
     assert found.get("Tessary") == (EntityType.PRODUCT, "SYSTEM")
     assert found.get("Wren Ochoa", (EntityType.PERSON, None))[0] is EntityType.PERSON
+
+
+def test_a_headings_about_is_not_part_of_the_name() -> None:
+    names = [m.text for m in rule_mentions("About Corvane Medical Systems\n\nWhy Tessel Platform")]
+    assert "Corvane Medical Systems" in names and "Tessel Platform" in names
+    assert not any(n.startswith(("About ", "Why ")) for n in names)

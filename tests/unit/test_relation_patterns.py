@@ -316,3 +316,14 @@ def test_a_table_rows_lead_cell_leads_the_rows_team(rel: Any) -> None:
 def test_a_one_word_name_taken_for_a_place_can_be_owned(rel: Any) -> None:
     # the small model calls "Tillport" a place; only a thing is maintained
     assert ("Treasury team", R.MAINTAINS, "Tillport") in rel("The Treasury team maintains Tillport.")
+
+
+def test_a_verb_header_cell_is_no_name(rel: Any) -> None:
+    found = rel("Team: Pharmacy; Manager: Oksana Marchetti; Owns: DoseCheck")
+    assert ("Pharmacy", R.OWNS, "DoseCheck") in found
+    assert not any("Owns" in (s, t) for s, _, t in found)
+
+
+def test_taken_over_and_accented_names(rel: Any) -> None:
+    found = rel("Tomás Núñez has taken over the Billing team from Ana Ruiz, effective 1 May.")
+    assert ("Tomás Núñez", R.LEADS, "Billing team") in found

@@ -79,7 +79,8 @@ class EnsembleExtractor:
             self._llm.set_votes(())
         out = []
         for i, (chunk, mentions) in enumerate(zip(chunks, per_chunk, strict=True)):
-            mentions = _with_person_teams(chunk.text, _with_role_people(chunk.text, mentions))
+            mentions = _with_person_teams(chunk.text, _with_role_people(
+                chunk.text, _without_cell_labels(chunk.text, mentions)))
             votes = llm[i] if llm is not None and i < len(llm) else None
             out.append(self._one(chunk.text, chunk.doc, mentions, votes))
         return out
@@ -128,6 +129,18 @@ _NOT_A_TEAM = re.compile(r"^(?:Head|Director|VP|Chief|Manager|Senior|Staff|Princ
                          r"Intern|Contractor|Consultant|She|He|They|Remote|Onsite|Acting|Interim|"
                          r"Former|New|Ex|Emeritus|Mon|Tue|Wed|Thu|Fri|Sat|Sun|Jan|Feb|Mar|Apr|May|"
                          r"Jun|Jul|Aug|Sep|Oct|Nov|Dec)")
+
+
+_STRONG = frozenset({"rule", "gazetteer", "user", "speaker", "known", "llm"})
+
+
+def _without_cell_labels(text: str, mentions: list[Mention]) -> list[Mention]:
+    """A table row rendered "Team: Medicines; Owns: MedsTrack": a capitalised header after a
+    cell separator ("Owns", "Go-live") is a label, not a name NER should vote for."""
+    return [m for m in mentions
+            if m.extractor in _STRONG or m.type is EntityType.PERSON
+            or not (re.match(r"[ \t]*:", text[m.end:m.end + 3])
+                    and re.search(r"[;|][ \t]*$", text[max(0, m.start - 3):m.start]))]
 
 
 _ROLE_LINE = re.compile(

@@ -60,7 +60,8 @@ _TECH_RE = re.compile(
     + r")(?![\w+#])"
 )
 _CAP = r"[A-Z][\w&'’-]*"
-_LEAD_STOP = r"(?!(?:The|A|An|Our|Their|This|That|These|Each|Every|Any|Some|New|Old)\b)"
+_LEAD_STOP = (r"(?!(?:The|A|An|Our|Their|This|That|These|Each|Every|Any|Some|New|Old|About|Welcome|"
+               r"Introducing|Meet|Re|Fwd|Why|How|What|When|Where|Who|Which)\b)")
 _PROJECT_RE = re.compile(
     r"\b(?:" + "|".join(sorted(PROJECT_WORDS)) + r")[ \t]+(?:[A-Z][\w-]*|[0-9][\w-]*)"
     r"(?:[ \t]+(?!(?:" + "|".join(sorted(PROJECT_WORDS | TEAM_WORDS | SYSTEM_WORDS)) + r")\b)[A-Z0-9][\w-]*)?"
@@ -77,7 +78,9 @@ _COMPANY_RE = re.compile(
     r"\b" + _LEAD_STOP + r"((?:" + _CAP + r"[ \t]+){1,3}(?:"
     + "|".join(re.escape(s) for s in sorted(COMPANY_SUFFIXES)) + r"))(?![\w])"
 )
-_PERSON_RE = re.compile(r"\b([A-Z][a-z]+)[ \t]+((?:[A-Z]\.[ \t]+)?(?:O'|Mc|Mac)?[A-Z][a-zA-Z'’-]+)\b")
+_LOWER = r"(?:[a-z]|[^\W\d_A-Z])"  # a lower-case letter, accented ones too ("Tomás Núñez")
+_PERSON_RE = re.compile(r"\b([A-Z]" + _LOWER + r"+)[ \t]+((?:[A-Z]\.[ \t]+)?(?:O'|Mc|Mac)?[A-Z]"
+                        r"(?:[a-zA-Z'’-]|[^\W\d_])+)\b")
 
 # an inner capital makes a word a product's name ("DockSync", "PayoutHub"), whatever NER says;
 # not a surname ("McAllister", "DeLuca") and not a known technology (the gazetteer types those)
@@ -139,7 +142,8 @@ def spacy_mentions(doc: object) -> list[Mention]:
         if etype is None or not _plausible(ent.text):
             continue
         start, end = ent.start_char, ent.end_char
-        lead = re.match(r"(?i)(the|a|an)\s+", ent.text)  # a leading article the model included
+        # a leading article the model included, or a heading's "About" / "Welcome to"
+        lead = re.match(r"(?i)(?:(?:the|a|an|about|welcome\s+to|meet|introducing)\s+)+", ent.text)
         if lead:
             start += lead.end()
         text = re.sub(r"(?:'s|’s)$", "", full_text[start:end])

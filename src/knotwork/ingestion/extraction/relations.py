@@ -88,10 +88,10 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(R.OWNS, r"\bbelongs?\s+to\b", reverse=True, src={O, P}, tgt_sub={"SYSTEM", "PROJECT"}),
     _p(R.USES, r"\bbuilt (?:on top of|on|with|using|in)\b|\b(?:written|implemented) in\b|\bstored in\b|\b(?:runs|running|hosted) on\b|\bpowered by\b", tgt={EntityType.TECHNOLOGY, EntityType.PRODUCT}),
     # change language: "took over the Payments team" (a team or project: leading it)
-    _p(R.LEADS, r"\b(?:took|takes|take|taking) over\b", src={P}, tgt={O}),
-    _p(R.LEADS, r"\b(?:took|takes|take|taking) over\b", tgt_sub={"PROJECT"}),
+    _p(R.LEADS, r"\b(?:took|takes|take|taking|taken) over\b", src={P}, tgt={O}),
+    _p(R.LEADS, r"\b(?:took|takes|take|taking|taken) over\b", tgt_sub={"PROJECT"}),
     # "Hana took over the Orion ingestion service (from Deepak)": she owns it now
-    _p(R.OWNS, r"\b(?:took|takes|take|taking) over\b(?!.*\b(?:on[- ]?call|rotation|support|pager)\b)", src={P}, tgt_sub={"SYSTEM"}),
+    _p(R.OWNS, r"\b(?:took|takes|take|taking|taken) over\b(?!.*\b(?:on[- ]?call|rotation|support|pager)\b)", src={P}, tgt_sub={"SYSTEM"}),
     # a team and its people listed: "the Data team now has four engineers: Hana, Tom and Raj"
     _p(R.MEMBER_OF, r"\b(?:has|have|had|includes?|included|comprises?|consists? of|(?:is|are|was) made up of|welcomes?d?)\s+(?:now\s+)?(?:[\w-]+\s+){0,2}(?:engineers?|members?|people|developers?|designers?|analysts?|scientists?|staff|folks|ics?)?\s*(?::|\bincluding\b)?\s*$", reverse=True, src={P}, tgt={O}),
     _p(R.ACQUIRED, r"\b(?:acquir(?:e|es|ed|ing)|bought|purchased)\b"),
@@ -109,7 +109,7 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(R.COLLABORATED_WITH, r"\b(?:collaborat\w*|partner\w*|pair(?:s|ed|ing)?|team(?:s|ed)? up|work(?:s|ed|ing)? (?:closely |together )?)\s*with\b|\band\b.*\btogether\b"),
     _p(R.CREATED, r"\b(?:creat(?:e|es|ed|ing)|found(?:s|ed)|wrote|writes|authored|designed|invented|started|launched|proposed)\b"),
     _p(R.DEVELOPED, r"\b(?:develop(?:s|ed|ing)?|buil(?:t|d|ds|ding)|implement(?:s|ed|ing)|ship(?:s|ped)|prototyped)\b"),
-    _p(R.MAINTAINS, r"\bmaintain(?:s|ed|ing)?\b|\bsupports?\b|\bon[- ]call (?:rotation )?for\b|\btak(?:e|es|ing) over\b|\btook over\b|\boperat(?:e|es|ed)\b|\bkeeps? .* running\b"),
+    _p(R.MAINTAINS, r"\bmaintain(?:s|ed|ing)?\b|\bsupports?\b|\bon[- ]call (?:rotation )?for\b|\btak(?:e|es|ing|en) over\b|\btook over\b|\boperat(?:e|es|ed)\b|\bkeeps? .* running\b"),
     _p(R.USES, r"\b(?:us(?:e|es|ed|ing)|runs? on|built (?:on|with)|powered by|leverag\w+|adopt\w*|migrat\w+ (?:to|onto)|switch\w* to|mov(?:e|ed|ing) to|standardi[sz]\w* on|deploy\w* (?:on|to))\b"),
 )
 
