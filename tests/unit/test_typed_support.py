@@ -73,3 +73,23 @@ def test_leading_a_team_is_no_answer_to_whom_a_person_reports() -> None:
                    type=R.REPORTS_TO, fact="Ines Alba reports to Bo Lind.")
     assert unsupported_relation("Who does Ines Alba report to?", {"p": ines}, [leads, manager],
                                 [manager.fact]) is None
+
+
+def test_a_heading_names_what_a_labelled_line_is_about() -> None:
+    incident = ROUTING.model_copy(update={"id": "i", "name": "INC-2207",
+                                          "type": EntityType.CONCEPT})
+    line = "Incident lead: Ola Berg."
+    assert unsupported_relation("Who was the incident lead for INC-2207?", {"i": incident}, [],
+                                [line]) is not None
+    assert unsupported_relation("Who was the incident lead for INC-2207?", {"i": incident}, [],
+                                [f"Incident INC-2207: checkout outage {line}"]) is None
+
+
+def test_where_a_system_is_hosted_is_answered_by_its_cloud() -> None:
+    portal = ROUTING.model_copy(update={"id": "s", "name": "Bookwell", "type": EntityType.PRODUCT})
+    hosted = Fact(created_at=NOW, id="f5", group_id="g", source_id="s", target_id="az",
+                  type=R.USES, fact="Since May, Bookwell is hosted on Microsoft Azure.")
+    assert unsupported_relation("Where is Bookwell hosted?", {"s": portal}, [hosted],
+                                [hosted.fact]) is None
+    assert unsupported_relation("Where is Bookwell based?", {"s": portal}, [hosted],
+                                ["Bookwell has 40 users."]) is not None

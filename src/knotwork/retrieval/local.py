@@ -29,7 +29,7 @@ from knotwork.retrieval.reasons import reason_bonus
 from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
 from knotwork.retrieval.tech_category import category_first, unsupported_category
 from knotwork.retrieval.temporal_question import held_then, undated_when, when_note
-from knotwork.retrieval.typed_support import unsupported_relation, unsupported_title
+from knotwork.retrieval.typed_support import FAMILIES, unsupported_relation, unsupported_title
 from knotwork.retrieval.vector_cache import embed_cached
 from knotwork.runtime import Runtime
 
@@ -260,7 +260,7 @@ class LocalSearch:
         elif ranked:
             named = {eid: e for eid, (e, score) in seeds.items() if score >= 0.8}
             why = unsupported_relation(question, named, (u.fact for u in facts if u.fact is not None),
-                                       [u.text for u in ranked[:5]]) \
+                                       [f"{u.context} {u.text}" for u in ranked[:5]]) \
                 or unsupported_title(question, [u.text for u in ranked[:3]]) \
                 or unsupported_category(question, named, [u.text for u in [*ranked[:10], *facts]])
             if why is None and (k := category_first(question, named, [u.text for u in ranked])):
@@ -425,16 +425,18 @@ def _hint_bonus(question: str, seeds: dict[str, tuple[Entity, float]], facts: li
     a fact of the type the wording names ('leads', 'manager of') gains too."""
     hints = analyze(question)
     named = {eid for eid, (_, score) in seeds.items() if score >= 0.8}
+    # a kindred type half as much: "Who leads X?" is answered by "Ana manages X" before "Bo
+    # works on X" when no fact says "leads"
+    kin = frozenset().union(*(FAMILIES.get(t, frozenset()) for t in hints.types)) - hints.types
     for u in facts:
         if u.fact is None:
             continue
-        typed = u.fact.type in hints.types
-        if typed:
-            u.bonus += cfg.bonus_relation_type
+        typed = 1.0 if u.fact.type in hints.types else 0.5 if u.fact.type in kin else 0.0
+        u.bonus += cfg.bonus_relation_type * typed
         if hints.side is not None and named:
             endpoint = u.fact.source_id if hints.side == "source" else u.fact.target_id
             if endpoint in named:
-                u.bonus += cfg.bonus_direction + (cfg.bonus_exact_fact if typed else 0.0)
+                u.bonus += cfg.bonus_direction + cfg.bonus_exact_fact * typed
 
 
 _LIST_QUESTION = re.compile(

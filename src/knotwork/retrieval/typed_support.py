@@ -34,6 +34,7 @@ FAMILIES: Mapping[R, frozenset[R]] = {
 }  # not USES / DEPENDS_ON: stacks and vendors are stated too loosely ("Vendor: Lumenwatch")
 
 
+_HOSTED = re.compile(r"\b(?:hosted|deployed|run(?:s|ning)?|served)\b", re.IGNORECASE)
 _ASKS_FOR_HOLDER = re.compile(r"^\s*(?:who|whom|where|which)\b", re.IGNORECASE)
 
 
@@ -43,7 +44,7 @@ def unsupported_relation(question: str, named: Mapping[str, Entity], facts: Iter
 
     Only for questions asking who/where/which holds the relation ("When did X approve the
     migration to Y?" names USES in passing). ``named``: the entities the question names
-    (id → entity); ``facts``: the candidate facts; ``best_texts``: the best-ranked sentences."""
+    (id → entity); ``facts``: the candidate facts; ``best_texts``: the best-ranked sentences (each after its title/heading)."""
     hints = analyze(question)
     types = set(hints.types)
     if R.REPORTS_TO in types and any(e.type is EntityType.PERSON for e in named.values()):
@@ -53,6 +54,8 @@ def unsupported_relation(question: str, named: Mapping[str, Entity], facts: Iter
             or not _ASKS_FOR_HOLDER.match(question) or question_time(question) is not None:
         return None  # a dated question is answered by dated rows, typed or not
     family = frozenset().union(*(FAMILIES[t] for t in checked))
+    if R.LOCATED_IN in checked and _HOSTED.search(question):
+        family |= {R.USES, R.DEPENDS_ON}  # "Where is X hosted?": on a cloud, not in a city
     for fact in facts:
         if fact.type in family and (fact.source_id in named or fact.target_id in named):
             return None
