@@ -25,7 +25,7 @@ from knotwork.retrieval.coverage import focus_terms, uncovered_terms
 from knotwork.retrieval.definitions import definition_bonus
 from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, terms
 from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase, unshadowed
-from knotwork.retrieval.reasons import reason_bonus
+from knotwork.retrieval.reasons import duration_bonus, reason_bonus, reason_first
 from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
 from knotwork.retrieval.tech_category import category_first, unsupported_category
 from knotwork.retrieval.temporal_question import held_then, undated_when, when_note
@@ -236,6 +236,7 @@ class LocalSearch:
         self._answer_kind_bonus(question, seeds, facts)
         pool = _dedupe(facts + self._sentence_units(qvec, facts, seeds, as_of))
         reason_bonus(question, pool, cfg.bonus_reason)
+        duration_bonus(question, pool, cfg.bonus_reason)
         definition_bonus(question, pool, [n for e, _ in seeds.values() for n in (e.name, *e.aliases)],
                          cfg.bonus_definition)
         ranked = self._score(question, qvec, pool)
@@ -263,8 +264,10 @@ class LocalSearch:
                                        [f"{u.context} {u.text}" for u in ranked[:5]]) \
                 or unsupported_title(question, [u.text for u in ranked[:3]]) \
                 or unsupported_category(question, named, [u.text for u in [*ranked[:10], *facts]])
-            if why is None and (k := category_first(question, named, [u.text for u in ranked])):
-                ranked.insert(0, ranked.pop(k))  # "What database …": the unit that names one
+            if why is None and (k := category_first(question, named, [u.text for u in ranked])
+                                or reason_first(question, [(u.display or u.text, u.score)
+                                                           for u in ranked])):
+                ranked.insert(0, ranked.pop(k))  # "What database …" / "Why …": names one
         if why is not None:
             trace.append(f"abstained: {why}")
             return QueryResult(answer=NO_ANSWER, citations=[], confidence=0.1, mode_used=mode,
