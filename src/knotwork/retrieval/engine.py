@@ -26,6 +26,7 @@ from knotwork.retrieval.local import NO_ANSWER, LocalSearch
 from knotwork.retrieval.multihop import multi_hop
 from knotwork.retrieval.question import wrong_surnames
 from knotwork.retrieval.router import Route, route, split_parts
+from knotwork.retrieval.sections import section_answer
 from knotwork.retrieval.support import abstain, evidence_of, unsupported
 from knotwork.retrieval.tech_stack import home_stack
 from knotwork.retrieval.temporal_question import asks_about_state, question_time
@@ -96,7 +97,9 @@ class QueryEngine:
         return aggregate(self._rt.graph, self._rt.documents, self._group, question, named,
                          as_of=as_of) \
             or home_stack(self._rt.graph, self._rt.documents, self._group, question, named,
-                          as_of=as_of)
+                          as_of=as_of) \
+            or section_answer(self._rt.graph, self._rt.documents, self._group, question, named,
+                              as_of=as_of)
 
     def wrong_surname(self, question: str, mode: QueryMode) -> QueryResult | None:
         """Abstain on "Tariq Russo" when the graph knows a Tariq, but no Tariq Russo."""
