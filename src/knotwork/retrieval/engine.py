@@ -22,6 +22,7 @@ from knotwork.retrieval.answer_writer import AnswerStream, answer_writer
 from knotwork.retrieval.config import DriftConfig, GlobalSearchConfig, LocalSearchConfig
 from knotwork.retrieval.drift import DriftSearch
 from knotwork.retrieval.global_search import GlobalSearch
+from knotwork.retrieval.incidents import incident_answer
 from knotwork.retrieval.local import NO_ANSWER, LocalSearch
 from knotwork.retrieval.multihop import multi_hop
 from knotwork.retrieval.question import wrong_surnames
@@ -259,6 +260,11 @@ class QueryEngine:
             counted = self.aggregate(question, as_of=as_of)
             if counted is not None:
                 return counted, False
+        if mode in (QueryMode.AUTO, QueryMode.GLOBAL, QueryMode.DRIFT):
+            listed = incident_answer(self._rt.documents, self._group, question, as_of=as_of,
+                                     mode=QueryMode.GLOBAL)
+            if listed is not None:
+                return listed, False
         chosen = mode
         routed: Route | None = None
         if mode is QueryMode.AUTO:
