@@ -2,7 +2,8 @@
 use, not facts about the company itself (nothing says "Northwind uses Kafka"; its services do).
 
 When a list question asks for technologies (or databases, languages, frameworks …) of an
-organisation the corpus names throughout (not a team, not one named in passing), the answer lists the technologies that valid USES / DEPENDS_ON facts point to, most
+organisation the corpus names throughout, or that has a headquarters or staff (not a team,
+not an investor or customer named in passing), the answer lists the technologies that valid USES / DEPENDS_ON facts point to, most
 used first, one citation per technology.
 """
 
@@ -31,6 +32,19 @@ _COMPANY_TYPES = frozenset({EntityType.ORGANIZATION, EntityType.LOCATION})
 _MIN_EPISODES = 3  # the corpus's own company is named throughout it, not in one passing line
 
 
+def _is_home(graph: GraphStore, group_id: str, company: Entity) -> bool:
+    """Named across the corpus, or placed: it has a headquarters / office, or people work
+    there (an investor or a customer named in passing has neither)."""
+    if len(graph.entity_episode_ids(group_id, company.id)) >= _MIN_EPISODES:
+        return True
+    facts = [h.fact for h in graph.expand_facts(group_id, [company.id], depth=1, limit=200)
+             if h.hop == 0]
+    placed = any(f.source_id == company.id and f.type in (R.HEADQUARTERED_IN, R.LOCATED_IN)
+                 for f in facts)
+    staff = {f.source_id for f in facts if f.target_id == company.id and f.type is R.WORKS_AT}
+    return placed or len(staff) >= 2
+
+
 def stack_of(technologies: dict[str, Entity], facts: Sequence[Fact], noun: str
              ) -> list[tuple[Entity, list[Fact]]]:
     """Technologies of the asked kind that usage facts point to, most used first."""
@@ -52,7 +66,7 @@ def home_stack(graph: GraphStore, documents: DocumentStore, group_id: str, quest
     if ask is None or ask.kind != "list" or ask.noun not in _STACK_NOUNS:
         return None
     home = next((a for a in anchors if a.type in _COMPANY_TYPES and a.subtype is None
-                 and len(graph.entity_episode_ids(group_id, a.id)) >= _MIN_EPISODES), None)
+                 and _is_home(graph, group_id, a)), None)
     if home is None:
         return None  # a company named in passing: its stack is not this corpus's systems
     entities = graph.list_entities(group_id)
