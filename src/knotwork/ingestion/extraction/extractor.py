@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 log = structlog.get_logger(__name__)
 
 _WEIGHT = {"speaker": 3.0, "user": 3.0, "rule": 2.5, "gazetteer": 3.0, "known": 2.0, "llm": 2.0,
-           "gliner": 1.5, "spacy": 1.0, "shape": 0.5, "coref": 0.5, "acronym": 2.0}
+           "gliner": 1.5, "spacy": 1.0, "caps": 0.8, "shape": 0.5, "coref": 0.5, "acronym": 2.0}
 _CONTRACTIONS = {"'m": " is", "’m": " is", "'ve": " has", "’ve": " has", "'ll": " will",
                  "’ll": " will", "'d": " would", "’d": " would"}
 _MARKUP = re.compile(r"^(?:[-*#>•]+\s*|\[[ xX]?\]\s*)+")

@@ -152,7 +152,7 @@ _PLACE_TARGET = frozenset({R.LOCATED_IN, R.HEADQUARTERED_IN, R.RELATED_TO})
 
 def _maybe_not_person(m: Mention) -> bool:
     """A one-word name only the statistical model calls a person ("Atlas"): could be anything."""
-    weak = set(m.votes or (m.extractor,)) <= {"spacy", "shape", "known"}  # known: an earlier guess
+    weak = set(m.votes or (m.extractor,)) <= {"spacy", "shape", "caps", "known"}  # known: an earlier guess
     return weak and m.extractor != "coref" and " " not in m.text and not is_given_name(m.text)
 
 
@@ -167,12 +167,12 @@ _THING_TARGET = frozenset({R.OWNS, R.MAINTAINS})
 
 def _maybe_not_place(m: Mention) -> bool:
     return m.type is EntityType.LOCATION and " " not in m.text and m.extractor != "coref" \
-        and set(m.votes or (m.extractor,)) <= {"spacy", "shape", "known"}
+        and set(m.votes or (m.extractor,)) <= {"spacy", "shape", "caps", "known"}
 
 
 def _weak_place(m: Mention) -> bool:
     return (m.type is EntityType.ORGANIZATION and m.subtype is None and " " not in m.text
-            and set(m.votes or (m.extractor,)) <= {"spacy", "shape"})
+            and set(m.votes or (m.extractor,)) <= {"spacy", "shape", "caps"})
 
 
 def _allowed(p: Pattern, src: Mention, tgt: Mention, gap: str = "") -> bool:

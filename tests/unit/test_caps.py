@@ -1,0 +1,18 @@
+"""Lone capitalised words inside sentences: a weak vote for invented product names."""
+
+from __future__ import annotations
+
+from knotwork.domain.models import EntityType
+from knotwork.ingestion.extraction.caps import caps_mentions
+
+
+def test_inner_capitalised_words_and_their_sentence_openers() -> None:
+    text = ("Ledgerly pays out settled claims. The batch relies on Quarry for records.\n"
+            "Quarry is fed by Ledgerly nightly. Please ask Legal before Friday.\n"
+            "## Release Notes For The Quarter\nTamsin Ode reviewed it.")
+    found = {(m.text, m.start): (m.type, m.subtype) for m in caps_mentions(text)}
+    words = {w for w, _ in found}
+    assert {"Ledgerly", "Quarry", "Legal"} <= words
+    assert found[("Ledgerly", 0)] == (EntityType.PRODUCT, None)  # opens a sentence, named inside another
+    assert found[("Legal", text.index("Legal"))] == (EntityType.ORGANIZATION, "TEAM")
+    assert not words & {"The", "Please", "Friday", "Release", "Notes", "Tamsin", "Ode"}
