@@ -142,3 +142,8 @@ def test_an_object_clause_asks_what_its_subject_points_to(question: str, inner: 
     assert plan is not None
     assert plan.inner == inner
     assert plan.template.format("Billing Squad") == outer
+
+
+def test_on_call_is_no_membership() -> None:
+    hints = analyze("Who is on call for the Billing Service?")
+    assert R.MAINTAINS in hints.types and R.MEMBER_OF not in hints.types

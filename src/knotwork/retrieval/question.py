@@ -51,7 +51,8 @@ _WHERE_WORK = re.compile(r"^\s*where\b.*\bwork(?:s|ed|ing)?\b", re.IGNORECASE)
 
 # "Who is on the Checkout team?", "Who's in Payments?": the team's members
 _WHO_IS_ON = re.compile(r"^\s*who(?:\s+(?:is|are|was|were)|'s|’s)\s+(?:currently\s+|now\s+|still\s+)?"
-                        r"(?:on|in(?!\s+charge\b)|part\s+of|a\s+member\s+of)\b", re.IGNORECASE)
+                        r"(?:on(?![- ]?call\b)|in(?!\s+charge\b)|part\s+of|a\s+member\s+of)\b",
+                        re.IGNORECASE)  # not "Who is on call for X?": that is who supports X
 
 
 # "Which team is Ana on?", "What squad does Bo work in?": the named person's group
