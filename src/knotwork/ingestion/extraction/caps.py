@@ -24,14 +24,10 @@ _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 _CONFIDENCE = 0.5
 # a function of the company named bare ("with help from Legal", "ask Storage"): a team
 _DEPARTMENTS = frozenset(
-    "legal compliance security storage platform finance marketing sales engineering operations "
-    "support design data infrastructure product people procurement growth billing payments "
-    "research analytics networking facilities recruiting talent accounting treasury risk audit "
-    "privacy quality reliability mobile frontend backend devops".split())
+    ["legal", "compliance", "security", "storage", "platform", "finance", "marketing", "sales", "engineering", "operations", "support", "design", "data", "infrastructure", "product", "people", "procurement", "growth", "billing", "payments", "research", "analytics", "networking", "facilities", "recruiting", "talent", "accounting", "treasury", "risk", "audit", "privacy", "quality", "reliability", "mobile", "frontend", "backend", "devops"])
 # titles and roles, not names ("Head of …", "Director")
 _TITLES = frozenset(
-    "head director manager lead chief senior staff principal junior intern officer president "
-    "founder engineer architect analyst consultant contractor".split())
+    ["head", "director", "manager", "lead", "chief", "senior", "staff", "principal", "junior", "intern", "officer", "president", "founder", "engineer", "architect", "analyst", "consultant", "contractor"])
 
 
 def _title_case(line: str) -> bool:
