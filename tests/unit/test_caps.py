@@ -16,3 +16,9 @@ def test_inner_capitalised_words_and_their_sentence_openers() -> None:
     assert found[("Ledgerly", 0)] == (EntityType.PRODUCT, None)  # opens a sentence, named inside another
     assert found[("Legal", text.index("Legal"))] == (EntityType.ORGANIZATION, "TEAM")
     assert not words & {"The", "Please", "Friday", "Release", "Notes", "Tamsin", "Ode"}
+
+
+def test_a_sentence_opening_name_that_acts() -> None:
+    text = "Tillvane pays out refunds nightly. Nobody knows why.\nAction items\n- fix it"
+    words = [m.text for m in caps_mentions(text)]
+    assert words == ["Tillvane"]

@@ -4,7 +4,7 @@
 one-word names the statistical model has never seen. A capitalised word inside a sentence
 (not its first word, not part of a run of capitalised words, not a given name or a function
 word) is such a name more often than not; so is the same word opening another sentence of
-the chunk. This is a weak vote of the product type: the capitalisation vote must agree, and
+the chunk, or opening one as the subject of a verb ("Paymaster pays out …"). This is a weak vote of the product type: the capitalisation vote must agree, and
 any typed extractor's word wins.
 """
 
@@ -22,10 +22,15 @@ __all__ = ["caps_mentions"]
 _WORD = re.compile(r"[A-Za-z][\w'’-]*")
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 _CONFIDENCE = 0.5
+# a sentence's subject acting: "Paymaster pays out …", "Sleuth scores …", "Intake is …"
+_ACTS = re.compile(r"[ \t]+(?:is|was|has|(?!(?:is|was|has|does|this|thus|its|his|"
+                   r"hers|yes|less|unless|always|perhaps|across|plus|us)\b)[a-z]{2,}[^s\W]s)\b")
 # a function of the company named bare ("with help from Legal", "ask Storage"): a team
 _DEPARTMENTS = frozenset(
     ["legal", "compliance", "security", "storage", "platform", "finance", "marketing", "sales", "engineering", "operations", "support", "design", "data", "infrastructure", "product", "people", "procurement", "growth", "billing", "payments", "research", "analytics", "networking", "facilities", "recruiting", "talent", "accounting", "treasury", "risk", "audit", "privacy", "quality", "reliability", "mobile", "frontend", "backend", "devops"])
 # titles and roles, not names ("Head of …", "Director")
+_NOT_NAMES = frozenset(["nobody", "everybody", "somebody", "anybody", "someone", "anyone",
+                        "everyone", "noone", "nothing", "everything", "something", "anything"])
 _TITLES = frozenset(
     ["head", "director", "manager", "lead", "chief", "senior", "staff", "principal", "junior", "intern", "officer", "president", "founder", "engineer", "architect", "analyst", "consultant", "contractor"])
 
@@ -38,7 +43,7 @@ def _title_case(line: str) -> bool:
 def _candidate(word: str) -> bool:
     return (word[:1].isupper() and not word.isupper() and len(word) >= 4 and word.isalpha()
             and word.lower() not in FUNCTION_WORDS and word.lower() not in STOP_NAMES
-            and word.lower() not in _TITLES
+            and word.lower() not in _TITLES and word.lower() not in _NOT_NAMES
             and word not in TECHNOLOGIES and not is_given_name(word))
 
 
@@ -47,8 +52,9 @@ def caps_mentions(text: str) -> list[Mention]:
     openers: list[tuple[str, int, int]] = []
     for line in re.finditer(r"[^\n]+", text):
         body = line.group(0)
-        if body.lstrip().startswith(("#", "|")) or _title_case(body):
-            continue  # a heading or a title: every word is capitalised there
+        if body.lstrip().startswith(("#", "|")) or _title_case(body) or (
+                len(body.split()) <= 3 and not body.rstrip().endswith((".", "!", "?"))):
+            continue  # a heading or a title ("Action items"): no sentence to read a name in
         for sent in _SENTENCE.finditer(body):
             words = list(_WORD.finditer(sent.group(0)))
             for k, w in enumerate(words):
@@ -67,7 +73,8 @@ def caps_mentions(text: str) -> list[Mention]:
                 else:
                     inner.setdefault(word, []).append((start, start + len(word)))
     out = [_mention(w, s, e) for w, spans in inner.items() for s, e in spans]
-    out += [_mention(w, s, e) for w, s, e in openers if w in inner]
+    out += [_mention(w, s, e) for w, s, e in openers
+            if w in inner or _ACTS.match(text, e)]
     return sorted(out, key=lambda m: m.start)
 
 
