@@ -56,8 +56,12 @@ def test_a_duration_answers_how_long() -> None:
 
 
 def test_a_close_second_that_states_the_cause_goes_first() -> None:
-    ranked = [("Ledgerly moves to Postgres in Q4.", 0.8), ("The CFO approved it.", 0.78),
-              ("The reason is licence cost.", 0.72), ("Because of rain.", 0.3)]
+    ranked = [("Ledgerly moves to Postgres in Q4.", "Ledgerly", 0.8),
+              ("The CFO approved it.", "Ledgerly", 0.78),
+              ("The reason is licence cost.", "Ledgerly", 0.72), ("Because of rain.", "", 0.3)]
     assert reason_first("Why is Ledgerly moving to Postgres?", ranked) == 2
     assert reason_first("When is Ledgerly moving to Postgres?", ranked) is None
     assert reason_first("Why is Ledgerly moving?", [ranked[0], ranked[3]]) is None  # too weak
+    # a sentence under a "Why" heading gives the cause without saying "because"
+    under_why = [ranked[0], ("Two schedulers were left running.", "Review of the double run Why", 0.75)]
+    assert reason_first("Why did the batch run twice?", under_why) == 1

@@ -265,7 +265,7 @@ class LocalSearch:
                 or unsupported_title(question, [u.text for u in ranked[:3]]) \
                 or unsupported_category(question, named, [u.text for u in [*ranked[:10], *facts]])
             if why is None and (k := category_first(question, named, [u.text for u in ranked])
-                                or reason_first(question, [(u.display or u.text, u.score)
+                                or reason_first(question, [(u.display or u.text, u.context, u.score)
                                                            for u in ranked])):
                 ranked.insert(0, ranked.pop(k))  # "What database …" / "Why …": names one
         if why is not None:

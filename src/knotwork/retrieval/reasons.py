@@ -8,7 +8,7 @@ from typing import Protocol
 
 from knotwork.retrieval.lexical import terms
 
-__all__ = ["asks_why", "duration_bonus", "reason_bonus", "reason_first", "states_reason"]
+__all__ = ["asks_why", "duration_bonus", "explains", "reason_bonus", "reason_first", "states_reason"]
 
 
 class Candidate(Protocol):
@@ -40,7 +40,7 @@ def reason_bonus(question: str, units: Sequence[Candidate], bonus: float) -> Non
     for u in units:
         shown = u.display or u.text
         # the sentence gives a cause, or sits under a heading that says it does ("Root cause")
-        if states_reason(shown) or states_reason(u.context):
+        if states_reason(shown) or explains(u.context):
             if u.bonus > 0 or asked & set(terms(f"{shown} {u.context}")):
                 u.bonus += bonus
         else:  # a title or a sentence that only restates what happened explains nothing
@@ -63,15 +63,29 @@ def duration_bonus(question: str, units: Sequence[Candidate], bonus: float) -> N
             u.bonus += bonus
 
 
-def reason_first(question: str, ranked: Sequence[tuple[str, float]], share: float = 0.85,
+def reason_first(question: str, ranked: Sequence[tuple[str, str, float]], share: float = 0.85,
                  window: int = 5) -> int | None:
     """For a why-question whose best unit states no cause: the position of the first of the
-    next few ``(text, score)`` that does and scores within ``share`` of the best, if any."""
-    if not ranked or not asks_why(question) or states_reason(ranked[0][0]):
+    next few ``(text, heading, score)`` that does (or sits under a heading that does) and
+    scores within ``share`` of the best, if any."""
+    def gives(text: str, heading: str) -> bool:
+        return states_reason(text) or explains(heading)
+
+    if not ranked or not asks_why(question) or gives(ranked[0][0], ranked[0][1]):
         return None
-    best = ranked[0][1]
-    return next((i for i, (text, score) in enumerate(ranked[1:window], 1)
-                 if states_reason(text) and score >= best * share), None)
+    best = ranked[0][2]
+    return next((i for i, (text, heading, score) in enumerate(ranked[1:window], 1)
+                 if gives(text, heading) and score >= best * share), None)
+
+
+# a heading over the cause: "Why", "Root cause", "Contributing factors", "Rationale"
+_EXPLAINING_HEADING = re.compile(r"\bwhy\b|\bcontributing\s+factors?\b|\bbackground\b",
+                                 re.IGNORECASE)
+
+
+def explains(context: str) -> bool:
+    """A title or heading that says the text under it gives a cause."""
+    return states_reason(context) or bool(_EXPLAINING_HEADING.search(context))
 
 
 def asks_why(question: str) -> bool:
