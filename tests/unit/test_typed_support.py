@@ -93,3 +93,13 @@ def test_where_a_system_is_hosted_is_answered_by_its_cloud() -> None:
                                 [hosted.fact]) is None
     assert unsupported_relation("Where is Bookwell based?", {"s": portal}, [hosted],
                                 ["Bookwell has 40 users."]) is not None
+
+
+def test_what_a_team_holds_says_nothing_of_who_leads_it() -> None:
+    owns = Fact(created_at=NOW, id="f6", group_id="g", source_id="t", target_id="svc",
+                type=R.OWNS, fact="The Routing team owned the Geo Service until May.")
+    seen = ["The Routing team moved to Oslo."]
+    assert unsupported_relation("Who leads the Routing team?", {"t": ROUTING}, [owns],
+                                seen) is not None
+    assert unsupported_relation("Who leads the Routing team?", {"t": ROUTING}, [owns, LEADS],
+                                seen) is None

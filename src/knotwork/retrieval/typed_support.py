@@ -57,7 +57,13 @@ def unsupported_relation(question: str, named: Mapping[str, Entity], facts: Iter
     if R.LOCATED_IN in checked and _HOSTED.search(question):
         family |= {R.USES, R.DEPENDS_ON}  # "Where is X hosted?": on a cloud, not in a city
     for fact in facts:
-        if fact.type in family and (fact.source_id in named or fact.target_id in named):
+        if fact.type not in family:
+            continue
+        if fact.type in _HOLDERS and set(checked) <= _HOLDERS:
+            # "Who leads the X team?": X is what is held; "X owns Policyhub" says nothing
+            if fact.target_id in named if hints.side == "target" else fact.source_id in named:
+                return None
+        elif fact.source_id in named or fact.target_id in named:
             return None
     names = [n.lower() for e in named.values() for n in (e.name, *e.aliases) if len(n) > 2]
     for text in best_texts:
