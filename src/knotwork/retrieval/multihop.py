@@ -132,11 +132,19 @@ def multi_hop(search: LocalSearch, question: str, *, as_of: datetime | None,
     first = search.run(plan.inner, as_of=as_of, max_context_tokens=max_context_tokens // 2)
     if first.confidence < search.min_answer_score:
         return None
-    bridge = _bridge(search, plan.inner, first) or _named_bridge(search, plan.inner, first)
-    if bridge is None:
+    named = _named_bridge(search, plan.inner, first)
+    bridges = _bridges(search, plan.inner, first) or ([named] if named else [])
+    if not bridges:
         return None
-    outer_q = plan.template.format(bridge)
-    second = search.run(outer_q, as_of=as_of, max_context_tokens=max_context_tokens // 2)
+    # "the system that X relies on" may be several: the one the outer question is answered for
+    tried: list[tuple[str, str, QueryResult]] = []
+    for bridge in bridges[:_MAX_BRIDGES]:
+        outer_q = plan.template.format(bridge)
+        tried.append((bridge, outer_q, search.run(outer_q, as_of=as_of,
+                                                  max_context_tokens=max_context_tokens // 2)))
+        if tried[-1][2].confidence >= _SURE:
+            break
+    bridge, outer_q, second = max(tried, key=lambda t: t[2].confidence)
     verified = bridge.lower() in first.answer.lower()
     confidence = round(min(first.confidence, second.confidence) * (1.0 if verified else 0.7), 3)
     trace = [
@@ -154,8 +162,13 @@ def multi_hop(search: LocalSearch, question: str, *, as_of: datetime | None,
         entities=first.entities + second.entities, facts=first.facts + second.facts)
 
 
-def _bridge(search: LocalSearch, inner: str, first: QueryResult) -> str | None:
-    """The entity the best fact leads to: the end of it the inner question does not name."""
+_MAX_BRIDGES = 3
+_SURE = 0.8  # an outer answer this confident ends the search for a better bridge
+
+
+def _bridges(search: LocalSearch, inner: str, first: QueryResult) -> list[str]:
+    """The entities the best facts lead to, best first: the end the inner question does not
+    name, facts of the asked relation with the named end where the question puts it first."""
     asked = f" {normalize_name(inner)} "
     hints = analyze(inner)
     found: list[tuple[int, int, str]] = []
@@ -169,7 +182,7 @@ def _bridge(search: LocalSearch, inner: str, first: QueryResult) -> str | None:
             named_side = "target" if unnamed[0].id == fact.source_id else "source"
             fits = fact.type in hints.types and hints.side in (None, named_side)
             found.append((0 if fits else 1, rank, unnamed[0].name))
-    return min(found)[2] if found else None
+    return list(dict.fromkeys(name for _, _, name in sorted(found)))
 
 
 def _named_bridge(search: LocalSearch, inner: str, first: QueryResult) -> str | None:
