@@ -22,3 +22,8 @@ def test_a_sentence_opening_name_that_acts() -> None:
     text = "Tillvane pays out refunds nightly. Nobody knows why.\nAction items\n- fix it"
     words = [m.text for m in caps_mentions(text)]
     assert words == ["Tillvane"]
+
+
+def test_a_word_of_a_longer_name_is_left_to_coreference() -> None:
+    text = "Welcome to Brightmoor Analytics Inc.\nBrightmoor is headquartered in Leeds."
+    assert [m.text for m in caps_mentions(text)] == []

@@ -47,7 +47,13 @@ def _candidate(word: str) -> bool:
             and word not in TECHNOLOGIES and not is_given_name(word))
 
 
+_RUN = re.compile(r"\b[A-Z][\w'’-]*(?:[ \t]+[A-Z][\w'’-]*)+")
+
+
 def caps_mentions(text: str) -> list[Mention]:
+    # a word of a longer name in the chunk ("Brightwater" of "Brightwater Analytics Inc") is
+    # that name's short form: coreference links it, no vote of its own
+    in_runs = {w for run in _RUN.finditer(text) for w in run.group(0).split()}
     inner: dict[str, list[tuple[int, int]]] = {}
     openers: list[tuple[str, int, int]] = []
     for line in re.finditer(r"[^\n]+", text):
@@ -59,7 +65,7 @@ def caps_mentions(text: str) -> list[Mention]:
             words = list(_WORD.finditer(sent.group(0)))
             for k, w in enumerate(words):
                 word = w.group(0)
-                if not _candidate(word):
+                if not _candidate(word) or word in in_runs:
                     continue
                 before = sent.group(0)[:w.start()]
                 if re.search(r"[:(\-–—•*]\s*$", before):

@@ -32,7 +32,7 @@ __all__ = ["KnownName", "find_mentions", "rule_type"]
 
 # span precision of each source: where candidates overlap, the higher one gives the span
 PRIORITY = {"speaker": 6, "user": 6, "acronym": 5.5, "rule": 5, "gazetteer": 5, "known": 4, "llm": 3.5,
-            "gliner": 3.2, "spacy": 3, "caps": 2.5, "coref": 2, "shape": 1}
+            "gliner": 3.2, "spacy": 3, "coref": 2, "caps": 1.5, "shape": 1}
 # spaCy has no calibrated scores: a prior per label (how often the small model is right)
 _SPACY_CONFIDENCE: Mapping[str, float] = {"PERSON": 0.75, "GPE": 0.75, "ORG": 0.65, "LOC": 0.7,
                                           "FAC": 0.6, "PRODUCT": 0.55, "EVENT": 0.6,
