@@ -26,4 +26,4 @@ def test_a_sentence_opening_name_that_acts() -> None:
 
 def test_a_word_of_a_longer_name_is_left_to_coreference() -> None:
     text = "Welcome to Brightmoor Analytics Inc.\nBrightmoor is headquartered in Leeds."
-    assert [m.text for m in caps_mentions(text)] == []
+    assert "Brightmoor" not in [m.text for m in caps_mentions(text)]
