@@ -413,11 +413,15 @@ def test_an_abbreviation_in_brackets_names_the_same_entity_there_and_later() -> 
     assert acronym_mentions("Billing (PAY) runs it.", [other]) == []  # not its letters
 
 
-def test_an_inner_capital_makes_a_product_name() -> None:
-    found = {m.text: m.type for m in rule_mentions(
-        "ShelfSense syncs with PostgreSQL; ask McAllister or DeLuca about the RouteKit2 rollout.")}
+def test_an_inner_capital_makes_a_name() -> None:
+    from knotwork.ingestion.extraction.caps import caps_mentions
+
+    found = {m.text: m.type for m in caps_mentions(
+        "ShelfSense syncs with PostgreSQL; ask Ian McAllister or Gina DeLuca about the RouteKit2 rollout "
+        "at BrightCorp.")}
     assert found.get("ShelfSense") is EntityType.PRODUCT
     assert found.get("RouteKit2") is EntityType.PRODUCT
+    assert found.get("BrightCorp") is EntityType.ORGANIZATION
     assert "PostgreSQL" not in found and "McAllister" not in found and "DeLuca" not in found
 
 

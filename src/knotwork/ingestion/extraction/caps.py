@@ -47,6 +47,12 @@ def _candidate(word: str) -> bool:
             and word not in TECHNOLOGIES and not is_given_name(word))
 
 
+# an inner capital makes a word a name ("DockSync", "PayoutHub", "TechCorp") wherever it stands;
+# not a surname ("McAllister", "DeLuca") and not a known technology (the gazetteer types those)
+_CAMEL = re.compile(r"(?<![\w@#/.-])(?!(?:Mc|Mac|De|Di|Da|La|Le|Van|Von|O')[A-Z])"
+                    r"[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+(?![\w@/-]|\.\w)")
+_COMPANY_ENDS = ("Corp", "Labs", "Inc", "Soft", "Tech", "Systems", "Works", "Group", "Bank",
+                 "Capital", "Ventures", "Partners", "Media", "Health", "Pay")
 _RUN = re.compile(r"\b[A-Z][\w'’-]*(?:[ \t]+[A-Z][\w'’-]*)+")
 
 
@@ -78,10 +84,21 @@ def caps_mentions(text: str) -> list[Mention]:
                     openers.append((word, start, start + len(word)))
                 else:
                     inner.setdefault(word, []).append((start, start + len(word)))
-    out = [_mention(w, s, e) for w, spans in inner.items() for s, e in spans]
+    camel = [m for m in _CAMEL.finditer(text) if m.group(0) not in TECHNOLOGIES]
+    out = [_camel(m.group(0), m.start(), m.end()) for m in camel]
+    taken = {m.start() for m in camel}
+    inner = {w: [(s, e) for s, e in spans if s not in taken] for w, spans in inner.items()}
+    openers = [(w, s, e) for w, s, e in openers if s not in taken]
+    out += [_mention(w, s, e) for w, spans in inner.items() for s, e in spans]
     out += [_mention(w, s, e) for w, s, e in openers
             if w in inner or _ACTS.match(text, e)]
     return sorted(out, key=lambda m: m.start)
+
+
+def _camel(word: str, start: int, end: int) -> Mention:
+    if word.endswith(_COMPANY_ENDS):
+        return Mention(start, end, word, EntityType.ORGANIZATION, 0.8, "caps")
+    return Mention(start, end, word, EntityType.PRODUCT, 0.8, "caps")
 
 
 def _mention(word: str, start: int, end: int) -> Mention:

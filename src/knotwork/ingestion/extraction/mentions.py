@@ -82,10 +82,6 @@ _LOWER = r"(?:[a-z]|[^\W\d_A-Z])"  # a lower-case letter, accented ones too ("To
 _PERSON_RE = re.compile(r"\b([A-Z]" + _LOWER + r"+)[ \t]+((?:[A-Z]\.[ \t]+)?(?:O'|Mc|Mac)?[A-Z]"
                         r"(?:[a-zA-Z'’-]|[^\W\d_])+)\b")
 
-# an inner capital makes a word a product's name ("DockSync", "PayoutHub"), whatever NER says;
-# not a surname ("McAllister", "DeLuca") and not a known technology (the gazetteer types those)
-_CAMEL_RE = re.compile(r"(?<![\w@#/.-])(?!(?:Mc|Mac|De|Di|Da|La|Le|Van|Von|O')[A-Z])"
-                       r"[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+(?![\w@/-]|\.\w)")
 # a sentence defining its subject: "Payoutd is the payout scheduler", "Quillmark Payments is a
 # card acquiring company": the head noun types the name whatever NER guessed (a person, a place)
 _DEFINED_RE = re.compile(
@@ -244,9 +240,6 @@ def _rule_mentions(text: str) -> list[Mention]:
         org = m.group("head") in _ORG_HEADS
         out.append(Mention(m.start(1), m.end(1), name, EntityType.ORGANIZATION if org
                            else EntityType.PRODUCT, 0.9, "rule", None if org else "SYSTEM"))
-    for m in _CAMEL_RE.finditer(text):
-        if m.group(0) not in TECHNOLOGIES:
-            out.append(Mention(m.start(), m.end(), m.group(0), EntityType.PRODUCT, 0.8, "rule"))
     for m in _CODE_IN_TEXT.finditer(text):
         out.append(Mention(m.start(), m.end(), m.group(0), EntityType.CONCEPT, 0.95, "rule", "IDENTIFIER"))
     out.extend(m for m in label_mentions(text) if _plausible(m.text))
