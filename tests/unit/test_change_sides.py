@@ -36,6 +36,8 @@ UNDER = "From 2024, the Data Division includes the Risk Team, previously under t
         ("Our observability vendor is Lumenwatch.", "Lumenwatch", False),
         ("Omar joins from the Fraud Team as of May 1.", "Fraud Team", True),
         ("The Ingest Service is moving data from Kafka to Snowflake.", "Kafka", False),
+        # "migrations" is a noun here: nothing moves
+        ("Schema migrations need two reviewers from the Tools Team.", "Tools Team", False),
     ],
 )
 def test_the_old_holder_of_a_change_sentence(sentence: str, mention: str, old: bool) -> None:

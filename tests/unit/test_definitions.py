@@ -52,3 +52,11 @@ def test_only_the_entity_the_question_names_is_described() -> None:
     untouched = [_Unit("Project Atlas is the fleet telemetry platform.")]
     definition_bonus("Who leads Project Atlas?", untouched, ["Project Atlas"], 0.4)
     assert untouched[0].bonus == 0.0
+
+
+def test_an_abbreviation_question_is_answered_by_its_glossary_line() -> None:
+    assert asks_to_describe("What does SCA stand for?")
+    assert asks_to_describe("What does PSP mean?")
+    assert defines("**SCA**: strong customer authentication under PSD2.", ["SCA"])
+    assert defines("SCA stands for strong customer authentication.", ["SCA"])
+    assert not defines("SCA was introduced with PSD2.", ["SCA"])

@@ -132,7 +132,9 @@ def test_llm_votes_and_relations_join_the_rule_extraction(extractor: EnsembleExt
         entities=[LlmEntityVote("Zorblax", PR, 0.8), LlmEntityVote("Quenta", O, 0.8)],
         relations=[LlmRelationVote("Quenta", "Zorblax", RelationType.OWNS, 0.7)])
     [without] = extractor.extract([text], {})
-    assert without.entities == []  # capitalisation alone never passes the vote
+    # the sentence's first word is capitalised anyway: that alone never passes the vote (a
+    # capitalised word inside the sentence, "Quenta", is a weak product vote of its own)
+    assert "Zorblax" not in [e.name for e in without.entities]
     [ex] = extractor.extract([text], {}, llm=[votes])
     names = [e.name for e in ex.entities]
     assert sorted(names) == ["Quenta", "Zorblax"]

@@ -17,3 +17,8 @@ def test_names_of_many_cultures(word: str) -> None:
                                   "Sterling", "Major", "Platform", "Ling", "Can"])
 def test_words_months_places_and_particles_are_not(word: str) -> None:
     assert not is_given_name(word)
+
+
+def test_accents_do_not_hide_a_listed_name() -> None:
+    assert is_given_name("Tomás") and is_given_name("Lucía") and is_given_name("Zoë")
+    assert not is_given_name("Ménage")

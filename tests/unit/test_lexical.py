@@ -114,3 +114,11 @@ def test_scores_with_context_equal_scores_of_the_joined_texts() -> None:
     assert joined == bm25_scores(question, [f"{t} {c}" for t, c in zip(texts, contexts, strict=True)])
     assert joined[2] > 0 == plain[2]  # only its heading names the launch
     assert term_set(*texts, *contexts) == set(terms(" ".join(texts + contexts)))
+
+
+def test_irregular_verb_forms_meet_their_base_form() -> None:
+    from knotwork.retrieval.lexical import terms
+
+    assert terms("Why did they choose Kafka?")[:1] == terms("We chose Kafka.")[:1]
+    assert set(terms("who led it")) == set(terms("who leads it"))
+    assert set(terms("the service was written in Go")) >= set(terms("write"))

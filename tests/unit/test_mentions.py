@@ -445,3 +445,30 @@ def test_a_document_title_is_no_person_company_or_place(find: Any) -> None:
     names = {m.text: m.type for m in find(text)}
     assert not {"Hamburg Pilot Report", "Oslo Launch Retrospective"} & set(names)
     assert names.get("Marta Ruiz") is P
+
+
+def test_an_inner_capital_makes_a_name() -> None:
+    from knotwork.ingestion.extraction.caps import caps_mentions
+
+    found = {m.text: m.type for m in caps_mentions(
+        "ShelfSense syncs with PostgreSQL; ask Ian McAllister or Gina DeLuca about the RouteKit2 rollout "
+        "at BrightCorp.")}
+    assert found.get("ShelfSense") is EntityType.PRODUCT
+    assert found.get("RouteKit2") is EntityType.PRODUCT
+    assert found.get("BrightCorp") is EntityType.ORGANIZATION
+    assert "PostgreSQL" not in found and "McAllister" not in found and "DeLuca" not in found
+
+
+def test_a_defining_sentence_types_its_subject() -> None:
+    found = {m.text: (m.type, m.subtype) for m in rule_mentions(
+        "# Overview\n\nBrindle Health is a clinical scheduling company based in Leeds. "
+        "Tessary is the appointment reminder service. Wren Ochoa is the CTO.")}
+    assert found.get("Brindle Health") == (EntityType.ORGANIZATION, None)
+    assert found.get("Tessary") == (EntityType.PRODUCT, "SYSTEM")
+    assert found.get("Wren Ochoa", (EntityType.PERSON, None))[0] is EntityType.PERSON
+
+
+def test_a_headings_about_is_not_part_of_the_name() -> None:
+    names = [m.text for m in rule_mentions("About Corvane Medical Systems\n\nWhy Tessel Platform")]
+    assert "Corvane Medical Systems" in names and "Tessel Platform" in names
+    assert not any(n.startswith(("About ", "Why ")) for n in names)

@@ -19,6 +19,8 @@ from knotwork.retrieval.sentences import split_sentences
         ("What is Marcus Webb's employer?", "source", R.WORKS_AT),
         ("Who is the lead of the Platform Team?", "target", R.LEADS),
         ("Which team maintains the Billing Service?", "target", R.MAINTAINS),
+        ("Which team is Ines Duarte on?", "source", R.MEMBER_OF),
+        ("What squad does Bo Lind work in?", "source", R.MEMBER_OF),
     ],
 )
 def test_hints_name_the_side_and_type(question: str, side: str, rtype: R) -> None:
@@ -118,3 +120,30 @@ def test_who_is_on_a_team_asks_for_its_members(question: str) -> None:
 
 def test_who_is_in_charge_is_not_membership() -> None:
     assert R.MEMBER_OF not in analyze("Who is in charge of Project Atlas?").types
+
+
+@pytest.mark.parametrize(
+    ("question", "inner", "outer"),
+    [
+        # the noun is the clause's object: its subject is named, the bridge is what it points to
+        ("Which team owns the system that RouteKit depends on?",
+         "Which system does RouteKit depend on?", "Which team owns Billing Squad?"),
+        ("Who leads the team that Ines Duarte is on?",
+         "Which team is Ines Duarte on?", "Who leads Billing Squad?"),
+        ("Who maintains the service that the Checkout API calls?",
+         "Which service does the Checkout API call?", "Who maintains Billing Squad?"),
+        ("Where is the company that Helix Labs relies on?",
+         "Which company does Helix Labs rely on?", "Where is Billing Squad?"),
+    ],
+)
+def test_an_object_clause_asks_what_its_subject_points_to(question: str, inner: str,
+                                                          outer: str) -> None:
+    plan = decompose(question)
+    assert plan is not None
+    assert plan.inner == inner
+    assert plan.template.format("Billing Squad") == outer
+
+
+def test_on_call_is_no_membership() -> None:
+    hints = analyze("Who is on call for the Billing Service?")
+    assert R.MAINTAINS in hints.types and R.MEMBER_OF not in hints.types

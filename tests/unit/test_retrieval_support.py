@@ -41,6 +41,10 @@ def test_focus_terms_leave_out_names_and_question_words() -> None:
     pool = [Unit("Hendrik de Vries is the site lead of the Rotterdam warehouse.", ["c"])]
     assert uncovered_terms("What is Hendrik de Vries's salary?", seeds, pool) == ["salary"]
     assert uncovered_terms("Where does Hendrik de Vries lead a site?", seeds, pool) == []
+    # the question's idiom and a verb's other form are no missing topic
+    assert uncovered_terms("What does Hendrik de Vries stand for?", seeds, pool) == []
+    chose = [Unit("Hendrik de Vries chose Rotterdam for the site.", ["c"])]
+    assert uncovered_terms("Why did Hendrik de Vries choose Rotterdam?", seeds, chose) == []
 
 
 def test_unsupported_answers_abstain() -> None:

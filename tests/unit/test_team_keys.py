@@ -34,3 +34,13 @@ def test_other_bodies_and_things_named_alike_stay_apart() -> None:
     assert resolve(normalize_name("Data Platform team"), ORG, [system]).entity is None
     sibling = _stored("Routing Platform Team", ORG)
     assert resolve(normalize_name("Routing Team"), ORG, [sibling]).entity is None
+
+
+def test_a_company_is_found_by_its_own_word() -> None:
+    from knotwork.domain.models import EntityType
+    from knotwork.resolution.exact import entity_keys
+
+    assert "brindle" in entity_keys("brindle clinical systems", [], EntityType.ORGANIZATION)
+    assert "tallowmere" in entity_keys("tallowmere payments", [], EntityType.ORGANIZATION)
+    assert "global" not in entity_keys("global payments", [], EntityType.ORGANIZATION)
+    assert "ledger" not in entity_keys("ledger platform", [], EntityType.PRODUCT)

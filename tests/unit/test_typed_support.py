@@ -61,3 +61,45 @@ def test_a_title_question_needs_evidence_stating_the_title() -> None:
                              ["Engineering is run by Olufemi Adeyemi (CTO)."]) is None
     assert unsupported_title("Who is the CEO?", ["Dana is our chief executive officer."]) is None
     assert unsupported_title("Who leads Atlas?", about) is None  # no title asked
+
+
+def test_leading_a_team_is_no_answer_to_whom_a_person_reports() -> None:
+    ines = ROUTING.model_copy(update={"id": "p", "name": "Ines Alba", "type": EntityType.PERSON})
+    leads = Fact(created_at=NOW, id="f3", group_id="g", source_id="p", target_id="t",
+                 type=R.LEADS, fact="Ines Alba leads the Routing team.")
+    why = unsupported_relation("Who does Ines Alba report to?", {"p": ines}, [leads], [leads.fact])
+    assert why is not None and "reports_to" in why
+    manager = Fact(created_at=NOW, id="f4", group_id="g", source_id="p", target_id="q",
+                   type=R.REPORTS_TO, fact="Ines Alba reports to Bo Lind.")
+    assert unsupported_relation("Who does Ines Alba report to?", {"p": ines}, [leads, manager],
+                                [manager.fact]) is None
+
+
+def test_a_heading_names_what_a_labelled_line_is_about() -> None:
+    incident = ROUTING.model_copy(update={"id": "i", "name": "INC-2207",
+                                          "type": EntityType.CONCEPT})
+    line = "Incident lead: Ola Berg."
+    assert unsupported_relation("Who was the incident lead for INC-2207?", {"i": incident}, [],
+                                [line]) is not None
+    assert unsupported_relation("Who was the incident lead for INC-2207?", {"i": incident}, [],
+                                [f"Incident INC-2207: checkout outage {line}"]) is None
+
+
+def test_where_a_system_is_hosted_is_answered_by_its_cloud() -> None:
+    portal = ROUTING.model_copy(update={"id": "s", "name": "Bookwell", "type": EntityType.PRODUCT})
+    hosted = Fact(created_at=NOW, id="f5", group_id="g", source_id="s", target_id="az",
+                  type=R.USES, fact="Since May, Bookwell is hosted on Microsoft Azure.")
+    assert unsupported_relation("Where is Bookwell hosted?", {"s": portal}, [hosted],
+                                [hosted.fact]) is None
+    assert unsupported_relation("Where is Bookwell based?", {"s": portal}, [hosted],
+                                ["Bookwell has 40 users."]) is not None
+
+
+def test_what_a_team_holds_says_nothing_of_who_leads_it() -> None:
+    owns = Fact(created_at=NOW, id="f6", group_id="g", source_id="t", target_id="svc",
+                type=R.OWNS, fact="The Routing team owned the Geo Service until May.")
+    seen = ["The Routing team moved to Oslo."]
+    assert unsupported_relation("Who leads the Routing team?", {"t": ROUTING}, [owns],
+                                seen) is not None
+    assert unsupported_relation("Who leads the Routing team?", {"t": ROUTING}, [owns, LEADS],
+                                seen) is None

@@ -27,7 +27,7 @@ CHANGE_BY_TARGET = frozenset({RelationType.LEADS, RelationType.MANAGES, Relation
                               RelationType.MAINTAINS})
 CHANGE_BY_SOURCE = frozenset({RelationType.MEMBER_OF, RelationType.LOCATED_IN})
 CHANGE_LANGUAGE = re.compile(
-    r"\b(?:took|takes|taking|take)\s+over\b|\b(?:is|are)\s+now\b|\bnow\s+(?:led|run|headed|"
+    r"\b(?:took|takes|taking|take|taken)\s+over\b|\b(?:is|are)\s+now\b|\bnow\s+(?:led|run|headed|"
     r"managed|owned|maintained|leads|runs|heads|manages|owns|maintains|reports|works|based|"
     r"lives|sits|part)\b|\breplac(?:e|es|ed|ing)\b|\bsucceed(?:s|ed|ing)?\b|"
     r"\bhand(?:s|ed|ing)?\s+(?:it\s+|\w+\s+)?over\b|\bmov(?:e|es|ed|ing)\s+(?:\w+\s+){0,3}to\b|"

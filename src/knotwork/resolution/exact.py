@@ -10,11 +10,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from knotwork.domain.models import Entity, EntityType
-from knotwork.ingestion.extraction.lexicon import COMPANY_SUFFIXES, VENDOR_PREFIXES
+from knotwork.ingestion.extraction.lexicon import COMPANY_SUFFIXES, FUNCTION_WORDS, VENDOR_PREFIXES
 from knotwork.resolution.names import formal_names
 from knotwork.resolution.normalize import first_name_key
 
 _COMPANY_WORDS = frozenset(s.lower().rstrip(".") for s in COMPANY_SUFFIXES) - {"group", "bank"}
+# what a company's name says it does, after the word that is its own
+_DESCRIPTORS = _COMPANY_WORDS | frozenset(
+    ["payments", "pay", "health", "healthcare", "clinical", "medical", "financial", "finance", "insurance", "logistics", "freight", "energy", "media", "pharma", "pharmaceuticals", "biotech", "bio", "digital", "cloud", "security", "consulting", "retail", "foods", "motors", "airlines", "telecom", "communications", "bank", "banking", "capital", "ventures", "markets", "trading", "mobility", "robotics"])
+# words too common to name a company on their own ("Global Payments" is no "global")
+_GENERIC = frozenset(
+    ["global", "united", "general", "national", "international", "american", "european", "british", "first", "premier", "prime", "standard", "modern", "smart", "green", "royal", "pacific", "atlantic", "northern", "southern", "eastern", "western", "central", "metro", "allied", "advanced", "applied", "integrated"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +40,12 @@ def _variants(key: str, etype: EntityType) -> list[str]:
         words = key.split()
         if len(words) >= 2 and words[-1] in _COMPANY_WORDS:
             out.append(" ".join(words[:-1]))
+        # "Meridale Clinical Systems", "Quillmark Payments": the company's own word alone
+        while len(words) >= 2 and words[-1] in _DESCRIPTORS:
+            words = words[:-1]
+        if len(words) == 1 and len(words[0]) >= 5 and words[0] not in _DESCRIPTORS \
+                and words[0] not in FUNCTION_WORDS and words[0] not in _GENERIC:
+            out.append(words[0])
     out = [v for v in out if len(v) >= 3]
     if etype is EntityType.ORGANIZATION:
         out += team_keys(key)

@@ -18,8 +18,9 @@ class Evidence(Protocol):
     context: str
 
 
+# the question's own wording, not something the evidence must say ("What does X stand for?")
 _QUESTION_WORDS = frozenset({"many", "much", "long", "often", "whose", "happen", "happened", "get",
-                             "part"})
+                             "part", "stand", "mean", "meant"})
 
 
 def focus_terms(question: str, seeds: dict[str, tuple[Entity, float]]) -> list[str]:

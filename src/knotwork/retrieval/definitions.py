@@ -30,7 +30,9 @@ _ASKS = re.compile(
     r"(?:overview|summary|description)\s+of)\s+"
     r"|what\s+(?:does|do|did)\s+.+?\s+(?:do|work\s+on|own|handle|provide|cover|focus\s+on|"
     r"build|make)\s*\??\s*$"
-    r"|what\s+(?:is|are|was|were)\s+.+?\s+responsible\s+for)",
+    r"|what\s+(?:is|are|was|were)\s+.+?\s+responsible\s+for"
+    # an abbreviation: "What does SCA stand for?", "What does PSP mean?"
+    r"|what\s+(?:does|do|did)\s+.+?\s+(?:stand\s+for|mean)\s*\??\s*$)",
     re.IGNORECASE)
 # "What is Priya's role?", "What is the status of …": a question about one attribute
 _ATTRIBUTE = re.compile(r"['’]s\s+\w+\s*\??\s*$|^\s*what\s+(?:is|are|was|were)\s+the\s+\w+\s+of\b",
@@ -53,9 +55,10 @@ def defines(sentence: str, names: Iterable[str]) -> bool:
     for name in names:
         if len(name) < 2:
             continue
-        pattern = (r"^\W*(?:the\s+|our\s+)?" + re.escape(name) + r"(?:\s*\([^)]{1,40}\))?,?\s+"
+        pattern = (r"^\W*(?:the\s+|our\s+)?" + re.escape(name) + r"(?:\s*\([^)]{1,40}\))?"
+                   r"(?:\W*:\W*\s*(?!\d)\w|,?\s+(?:stands\s+for|means)\b|,?\s+"
                    r"(?:(?:also|currently|now|mainly|primarily|still|originally)\s+)?"
-                   r"(?:" + _DEFINES + ")")
+                   r"(?:" + _DEFINES + "))")  # a glossary line "SCA: strong customer …" too
         if re.search(pattern, sentence, re.IGNORECASE):
             return True
     return False

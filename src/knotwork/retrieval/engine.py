@@ -22,11 +22,14 @@ from knotwork.retrieval.answer_writer import AnswerStream, answer_writer
 from knotwork.retrieval.config import DriftConfig, GlobalSearchConfig, LocalSearchConfig
 from knotwork.retrieval.drift import DriftSearch
 from knotwork.retrieval.global_search import GlobalSearch
+from knotwork.retrieval.incidents import incident_answer
 from knotwork.retrieval.local import NO_ANSWER, LocalSearch
 from knotwork.retrieval.multihop import multi_hop
 from knotwork.retrieval.question import wrong_surnames
 from knotwork.retrieval.router import Route, route, split_parts
+from knotwork.retrieval.sections import section_answer
 from knotwork.retrieval.support import abstain, evidence_of, unsupported
+from knotwork.retrieval.tech_stack import home_stack
 from knotwork.retrieval.temporal_question import asks_about_state, question_time
 from knotwork.runtime import Runtime
 
@@ -93,7 +96,11 @@ class QueryEngine:
         if not named:
             return None
         return aggregate(self._rt.graph, self._rt.documents, self._group, question, named,
-                         as_of=as_of)
+                         as_of=as_of) \
+            or home_stack(self._rt.graph, self._rt.documents, self._group, question, named,
+                          as_of=as_of) \
+            or section_answer(self._rt.graph, self._rt.documents, self._group, question, named,
+                              as_of=as_of)
 
     def wrong_surname(self, question: str, mode: QueryMode) -> QueryResult | None:
         """Abstain on "Tariq Russo" when the graph knows a Tariq, but no Tariq Russo."""
@@ -253,6 +260,11 @@ class QueryEngine:
             counted = self.aggregate(question, as_of=as_of)
             if counted is not None:
                 return counted, False
+        if mode in (QueryMode.AUTO, QueryMode.GLOBAL, QueryMode.DRIFT):
+            listed = incident_answer(self._rt.documents, self._group, question, as_of=as_of,
+                                     mode=QueryMode.GLOBAL)
+            if listed is not None:
+                return listed, False
         chosen = mode
         routed: Route | None = None
         if mode is QueryMode.AUTO:

@@ -31,9 +31,29 @@ def stem(word: str) -> str:
     return word
 
 
+# irregular verb forms, so "Why did they choose X?" meets "we chose X" ("choos" ≠ "chose")
+_IRREGULAR: dict[str, str] = {
+    form: base for base, forms in {
+        "choose": "chose chosen", "make": "made", "run": "ran", "take": "took taken",
+        "write": "wrote written", "build": "built", "lead": "led", "buy": "bought",
+        "sell": "sold", "go": "went gone", "begin": "began begun", "break": "broke broken",
+        "give": "gave given", "hold": "held", "keep": "kept", "leave": "left", "lose": "lost",
+        "meet": "met", "pay": "paid", "send": "sent", "spend": "spent", "tell": "told",
+        "think": "thought", "find": "found", "grow": "grew grown", "know": "knew known",
+        "see": "saw seen", "come": "came", "become": "became", "bring": "brought",
+        "catch": "caught", "drive": "drove driven", "fall": "fell fallen", "feel": "felt",
+        "fly": "flew flown", "forget": "forgot forgotten", "freeze": "froze frozen",
+        "rise": "rose risen", "speak": "spoke spoken", "steal": "stole stolen",
+        "strike": "struck", "teach": "taught", "throw": "threw thrown",
+        "understand": "understood", "win": "won", "withdraw": "withdrew withdrawn",
+        "draw": "drew drawn",
+    }.items() for form in forms.split()}
+
+
 @lru_cache(maxsize=65_536)
 def _terms(text: str) -> tuple[str, ...]:
-    return tuple(stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS)
+    return tuple(stem(_IRREGULAR.get(w, w)) for w in _WORD.findall(text.lower())
+                 if w not in STOPWORDS)
 
 
 def terms(text: str) -> list[str]:

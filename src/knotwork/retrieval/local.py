@@ -18,16 +18,18 @@ from knotwork.domain.ports import Collection
 from knotwork.domain.timeutil import holds_at, to_iso
 from knotwork.ingestion.chunking import count_tokens
 from knotwork.resolution.normalize import normalize_name
+from knotwork.retrieval.acronyms import spell_out_acronyms
 from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.config import LocalSearchConfig
 from knotwork.retrieval.coverage import focus_terms, uncovered_terms
 from knotwork.retrieval.definitions import definition_bonus
 from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, terms
 from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase, unshadowed
-from knotwork.retrieval.reasons import reason_bonus
+from knotwork.retrieval.reasons import duration_bonus, reason_bonus, reason_first
 from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
+from knotwork.retrieval.tech_category import category_first, unsupported_category
 from knotwork.retrieval.temporal_question import held_then, undated_when, when_note
-from knotwork.retrieval.typed_support import unsupported_relation, unsupported_title
+from knotwork.retrieval.typed_support import FAMILIES, unsupported_relation, unsupported_title
 from knotwork.retrieval.vector_cache import embed_cached
 from knotwork.runtime import Runtime
 
@@ -234,6 +236,7 @@ class LocalSearch:
         self._answer_kind_bonus(question, seeds, facts)
         pool = _dedupe(facts + self._sentence_units(qvec, facts, seeds, as_of))
         reason_bonus(question, pool, cfg.bonus_reason)
+        duration_bonus(question, pool, cfg.bonus_reason)
         definition_bonus(question, pool, [n for e, _ in seeds.values() for n in (e.name, *e.aliases)],
                          cfg.bonus_definition)
         ranked = self._score(question, qvec, pool)
@@ -256,10 +259,15 @@ class LocalSearch:
                 len(missing) > cfg.uncovered_share * len(focus_terms(question, seeds)):
             why = f"the evidence never mentions {', '.join(missing)}"
         elif ranked:
-            why = unsupported_relation(
-                question, {eid: e for eid, (e, score) in seeds.items() if score >= 0.8},
-                (u.fact for u in facts if u.fact is not None), [u.text for u in ranked[:5]]) \
-                or unsupported_title(question, [u.text for u in ranked[:3]])
+            named = {eid: e for eid, (e, score) in seeds.items() if score >= 0.8}
+            why = unsupported_relation(question, named, (u.fact for u in facts if u.fact is not None),
+                                       [f"{u.context} {u.text}" for u in ranked[:5]]) \
+                or unsupported_title(question, [u.text for u in ranked[:3]]) \
+                or unsupported_category(question, named, [u.text for u in [*ranked[:10], *facts]])
+            if why is None and (k := category_first(question, named, [u.text for u in ranked])
+                                or reason_first(question, [(u.display or u.text, u.context, u.score)
+                                                           for u in ranked])):
+                ranked.insert(0, ranked.pop(k))  # "What database …" / "Why …": names one
         if why is not None:
             trace.append(f"abstained: {why}")
             return QueryResult(answer=NO_ANSWER, citations=[], confidence=0.1, mode_used=mode,
@@ -289,7 +297,9 @@ class LocalSearch:
         chosen = _with_follow_ups(chosen, ranked[: cfg.max_units_scored],
                                   cfg.follow_up_cutoff_who if _WHO.match(question)
                                   else cfg.answer_relative_cutoff) + siblings
-        answer = " ".join(as_sentence(u.display or u.text) for u in chosen)
+        answer = spell_out_acronyms(" ".join(as_sentence(u.display or u.text) for u in chosen),
+                                    [e for e, _ in seeds.values()],
+                                    [u.fact for u in chosen if u.fact is not None], self.entities)
         if top.fact is not None and (note := when_note(question, top.text, top.fact.valid_at,
                                                        top.fact.invalid_at)):
             answer = f"{answer} {note}"
@@ -418,16 +428,18 @@ def _hint_bonus(question: str, seeds: dict[str, tuple[Entity, float]], facts: li
     a fact of the type the wording names ('leads', 'manager of') gains too."""
     hints = analyze(question)
     named = {eid for eid, (_, score) in seeds.items() if score >= 0.8}
+    # a kindred type half as much: "Who leads X?" is answered by "Ana manages X" before "Bo
+    # works on X" when no fact says "leads"
+    kin = frozenset().union(*(FAMILIES.get(t, frozenset()) for t in hints.types)) - hints.types
     for u in facts:
         if u.fact is None:
             continue
-        typed = u.fact.type in hints.types
-        if typed:
-            u.bonus += cfg.bonus_relation_type
+        typed = 1.0 if u.fact.type in hints.types else 0.5 if u.fact.type in kin else 0.0
+        u.bonus += cfg.bonus_relation_type * typed
         if hints.side is not None and named:
             endpoint = u.fact.source_id if hints.side == "source" else u.fact.target_id
             if endpoint in named:
-                u.bonus += cfg.bonus_direction + (cfg.bonus_exact_fact if typed else 0.0)
+                u.bonus += cfg.bonus_direction + cfg.bonus_exact_fact * typed
 
 
 _LIST_QUESTION = re.compile(

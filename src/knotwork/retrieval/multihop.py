@@ -55,11 +55,47 @@ class Decomposition:
     template: str  # the outer question with {} where the bridge entity goes
 
 
+# an object clause: "the system that RouteKit depends on", "the team that Ana is on": the
+# clause's subject is a name, the noun its object, and the clause ends the question
+_OBJECT_CLAUSE = re.compile(
+    r"^(?P<subj>(?:the\s+)?[A-Z0-9][\w'’&.-]*(?:\s+(?:[A-Z0-9][\w'’&.-]*|" + _HEADS + r"))*)\s+"
+    r"(?P<aux>(?:does|do|did|will|would|can)\s+)?(?P<verb>[a-z]+)"
+    r"(?P<prep>(?:\s+(?:on|upon|to|in|into|with|from|for|at|under|of))?)\s*\??\s*$")
+_BE = frozenset({"is", "are", "was", "were"})
+
+
+def _base_verb(verb: str) -> str:
+    """'depends' → 'depend', 'relies' → 'rely', 'uses' → 'use' (the form after 'does')."""
+    if verb.endswith("ies") and len(verb) > 4:
+        return verb[:-3] + "y"
+    if verb.endswith(("sses", "shes", "ches", "xes")):
+        return verb[:-2]
+    if verb.endswith("s") and not verb.endswith("ss"):
+        return verb[:-1]
+    return verb
+
+
+def _object_clause(q: str, m: re.Match[str]) -> Decomposition | None:
+    obj = _OBJECT_CLAUSE.match(q[m.end():])
+    if obj is None:
+        return None
+    wh = _WH_FOR.get(m.group("noun").lower(), "What")
+    subj, verb, prep = obj.group("subj"), obj.group("verb"), obj.group("prep")
+    if verb in _BE:
+        inner = f"{wh} {verb} {subj}{prep}?"
+    else:
+        inner = f"{wh} does {subj} {verb if obj.group('aux') else _base_verb(verb)}{prep}?"
+    return Decomposition(inner, q[: m.start()] + "{}?")
+
+
 def decompose(question: str) -> Decomposition | None:
     q = question.strip()
     m = _CLAUSE.search(q)
     if m is None or m.start() == 0:
         return _decompose_role(q)
+    by_object = _object_clause(q, m)
+    if by_object is not None:
+        return by_object
     rest = q[m.end():]
     tail = _TAIL_VERB.search(rest)
     clause = rest[: tail.start()] if tail else rest.rstrip(" ?")
@@ -96,11 +132,19 @@ def multi_hop(search: LocalSearch, question: str, *, as_of: datetime | None,
     first = search.run(plan.inner, as_of=as_of, max_context_tokens=max_context_tokens // 2)
     if first.confidence < search.min_answer_score:
         return None
-    bridge = _bridge(search, plan.inner, first) or _named_bridge(search, plan.inner, first)
-    if bridge is None:
+    named = _named_bridge(search, plan.inner, first)
+    bridges = _bridges(search, plan.inner, first) or ([named] if named else [])
+    if not bridges:
         return None
-    outer_q = plan.template.format(bridge)
-    second = search.run(outer_q, as_of=as_of, max_context_tokens=max_context_tokens // 2)
+    # "the system that X relies on" may be several: the one the outer question is answered for
+    tried: list[tuple[str, str, QueryResult]] = []
+    for bridge in bridges[:_MAX_BRIDGES]:
+        outer_q = plan.template.format(bridge)
+        tried.append((bridge, outer_q, search.run(outer_q, as_of=as_of,
+                                                  max_context_tokens=max_context_tokens // 2)))
+        if tried[-1][2].confidence >= _SURE:
+            break
+    bridge, outer_q, second = max(tried, key=lambda t: t[2].confidence)
     verified = bridge.lower() in first.answer.lower()
     confidence = round(min(first.confidence, second.confidence) * (1.0 if verified else 0.7), 3)
     trace = [
@@ -118,8 +162,13 @@ def multi_hop(search: LocalSearch, question: str, *, as_of: datetime | None,
         entities=first.entities + second.entities, facts=first.facts + second.facts)
 
 
-def _bridge(search: LocalSearch, inner: str, first: QueryResult) -> str | None:
-    """The entity the best fact leads to: the end of it the inner question does not name."""
+_MAX_BRIDGES = 3
+_SURE = 0.8  # an outer answer this confident ends the search for a better bridge
+
+
+def _bridges(search: LocalSearch, inner: str, first: QueryResult) -> list[str]:
+    """The entities the best facts lead to, best first: the end the inner question does not
+    name, facts of the asked relation with the named end where the question puts it first."""
     asked = f" {normalize_name(inner)} "
     hints = analyze(inner)
     found: list[tuple[int, int, str]] = []
@@ -133,7 +182,7 @@ def _bridge(search: LocalSearch, inner: str, first: QueryResult) -> str | None:
             named_side = "target" if unnamed[0].id == fact.source_id else "source"
             fits = fact.type in hints.types and hints.side in (None, named_side)
             found.append((0 if fits else 1, rank, unnamed[0].name))
-    return min(found)[2] if found else None
+    return list(dict.fromkeys(name for _, _, name in sorted(found)))
 
 
 def _named_bridge(search: LocalSearch, inner: str, first: QueryResult) -> str | None:

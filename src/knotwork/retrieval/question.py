@@ -51,12 +51,22 @@ _WHERE_WORK = re.compile(r"^\s*where\b.*\bwork(?:s|ed|ing)?\b", re.IGNORECASE)
 
 # "Who is on the Checkout team?", "Who's in Payments?": the team's members
 _WHO_IS_ON = re.compile(r"^\s*who(?:\s+(?:is|are|was|were)|'s|’s)\s+(?:currently\s+|now\s+|still\s+)?"
-                        r"(?:on|in(?!\s+charge\b)|part\s+of|a\s+member\s+of)\b", re.IGNORECASE)
+                        r"(?:on(?![- ]?call\b)|in(?!\s+charge\b)|part\s+of|a\s+member\s+of)\b",
+                        re.IGNORECASE)  # not "Who is on call for X?": that is who supports X
+
+
+# "Which team is Ana on?", "What squad does Bo work in?": the named person's group
+_WHICH_GROUP_IS_ON = re.compile(
+    r"^\s*(?:which|what)\s+(?:team|squad|group|department|division|tribe|unit|org|guild)\s+"
+    r"(?:is|are|was|were|does|do|did)\s+.+?\s+(?:on|in|part\s+of|a\s+member\s+of|belongs?\s+to|"
+    r"works?\s+(?:on|in|for)|sits?\s+in|joined?)\s*\??\s*$", re.IGNORECASE)
 
 
 def analyze(question: str) -> QuestionHints:
     if _WHO_IS_ON.match(question):
         return QuestionHints("target", frozenset({R.MEMBER_OF}))
+    if _WHICH_GROUP_IS_ON.match(question):
+        return QuestionHints("source", frozenset({R.MEMBER_OF}))
     if _WHERE_PLACE.match(question):
         return QuestionHints("source", frozenset({R.LOCATED_IN}) | frozenset(
             relation_types_named(question)))

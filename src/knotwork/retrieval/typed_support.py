@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from knotwork.domain.models import Entity, Fact
+from knotwork.domain.models import Entity, EntityType, Fact
 from knotwork.domain.models import RelationType as R
 from knotwork.ingestion.extraction.relations import relation_types_named
 from knotwork.retrieval.question import analyze
@@ -34,6 +34,7 @@ FAMILIES: Mapping[R, frozenset[R]] = {
 }  # not USES / DEPENDS_ON: stacks and vendors are stated too loosely ("Vendor: Lumenwatch")
 
 
+_HOSTED = re.compile(r"\b(?:hosted|deployed|run(?:s|ning)?|served)\b", re.IGNORECASE)
 _ASKS_FOR_HOLDER = re.compile(r"^\s*(?:who|whom|where|which)\b", re.IGNORECASE)
 
 
@@ -43,15 +44,26 @@ def unsupported_relation(question: str, named: Mapping[str, Entity], facts: Iter
 
     Only for questions asking who/where/which holds the relation ("When did X approve the
     migration to Y?" names USES in passing). ``named``: the entities the question names
-    (id → entity); ``facts``: the candidate facts; ``best_texts``: the best-ranked sentences."""
+    (id → entity); ``facts``: the candidate facts; ``best_texts``: the best-ranked sentences (each after its title/heading)."""
     hints = analyze(question)
-    checked = [t for t in hints.types if t in FAMILIES]
-    if not named or not checked or len(checked) != len(hints.types) or hints.side is None \
+    types = set(hints.types)
+    if R.REPORTS_TO in types and any(e.type is EntityType.PERSON for e in named.values()):
+        types.discard(R.MEMBER_OF)  # "reports to" of a person is a manager, not a team's group
+    checked = [t for t in types if t in FAMILIES]
+    if not named or not checked or len(checked) != len(types) or hints.side is None \
             or not _ASKS_FOR_HOLDER.match(question) or question_time(question) is not None:
         return None  # a dated question is answered by dated rows, typed or not
     family = frozenset().union(*(FAMILIES[t] for t in checked))
+    if R.LOCATED_IN in checked and _HOSTED.search(question):
+        family |= {R.USES, R.DEPENDS_ON}  # "Where is X hosted?": on a cloud, not in a city
     for fact in facts:
-        if fact.type in family and (fact.source_id in named or fact.target_id in named):
+        if fact.type not in family:
+            continue
+        if fact.type in _HOLDERS and set(checked) <= _HOLDERS:
+            # "Who leads the X team?": X is what is held; "X owns Policyhub" says nothing
+            if fact.target_id in named if hints.side == "target" else fact.source_id in named:
+                return None
+        elif fact.source_id in named or fact.target_id in named:
             return None
     names = [n.lower() for e in named.values() for n in (e.name, *e.aliases) if len(n) > 2]
     for text in best_texts:

@@ -27,8 +27,8 @@ _OLD_BEFORE = re.compile(
 # "from" is the old side only when the sentence moves something: "moves from the X to the Y"
 _FROM_BEFORE = re.compile(r"\bfrom" + _DET + r"\s*$", re.IGNORECASE)
 _MOVE = re.compile(r"\b(?:mov(?:e|es|ed|ing)|transferr?(?:s|ed|ing)?|switch(?:es|ed|ing)?|"
-                   r"relocat\w*|migrat\w*|join(?:s|ed|ing)?|came|comes|coming|hand(?:s|ed|ing)?|"
-                   r"took|takes?|taking)\b", re.IGNORECASE)
+                   r"relocat(?:e|es|ed|ing)|migrat(?:e|es|ed|ing)|join(?:s|ed|ing)?|came|comes|coming|hand(?:s|ed|ing)?|"
+                   r"took|takes?|taking|taken)\b", re.IGNORECASE)
 # "moves data from Kafka to Snowflake": a flow, not a change of home
 _FLOW = re.compile(r"\s+(?:the\s+|its\s+|our\s+)?(?:data|traffic|events?|messages?|records?|files?|logs?|"
                    r"metrics|requests?|payloads?|rows|batches|jobs?)\b", re.IGNORECASE)

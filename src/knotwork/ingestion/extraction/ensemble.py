@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from knotwork.domain.models import EntityType
 from knotwork.ingestion.extraction.coref import coref_mentions, given_name_mentions
 from knotwork.ingestion.extraction.extractors import (
+    CapsExtractor,
     GazetteerExtractor,
     KnownNameExtractor,
     RuleExtractor,
@@ -36,7 +37,7 @@ from knotwork.ingestion.extraction.types import ChunkInput, Extractor, KnownName
 # how much each extractor's word counts for the TYPE (not for the vote count)
 TYPE_WEIGHT: Mapping[str, float] = {"speaker": 3.0, "user": 3.0, "gazetteer": 3.0, "rule": 2.5,
                                     "known": 2.0, "llm": 2.0, "gliner": 1.5, "spacy": 1.0,
-                                    "shape": 0.0}
+                                    "caps": 0.0, "shape": 0.0}
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +99,7 @@ def _type_vote(anchor: Mention, supporters: Sequence[Mention]) -> tuple[EntityTy
     # a lone given name the statistical model called a company or product is a person
     if (" " not in anchor.text and is_given_name(anchor.text) and subtype is None
             and etype not in (EntityType.LOCATION, EntityType.PERSON)
-            and {c.extractor for c in supporters} <= {"spacy", "shape"}):
+            and {c.extractor for c in supporters} <= {"spacy", "shape", "caps"}):
         return EntityType.PERSON, None
     return etype, subtype
 
@@ -143,7 +144,7 @@ class Ensemble:
 def default_extractors(nlp: object | None = None) -> list[Extractor]:
     """The no-model extractors plus spaCy (GLiNER and the LLM are added when configured)."""
     return [SpeakerExtractor(), UserTableExtractor(), RuleExtractor(), GazetteerExtractor(),
-            KnownNameExtractor(), SpacyNerExtractor(nlp), ShapeExtractor()]
+            KnownNameExtractor(), SpacyNerExtractor(nlp), CapsExtractor(), ShapeExtractor()]
 
 
 def ensemble_mentions(

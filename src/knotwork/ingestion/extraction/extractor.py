@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 log = structlog.get_logger(__name__)
 
 _WEIGHT = {"speaker": 3.0, "user": 3.0, "rule": 2.5, "gazetteer": 3.0, "known": 2.0, "llm": 2.0,
-           "gliner": 1.5, "spacy": 1.0, "shape": 0.5, "coref": 0.5, "acronym": 2.0}
+           "gliner": 1.5, "spacy": 1.0, "caps": 0.8, "shape": 0.5, "coref": 0.5, "acronym": 2.0}
 _CONTRACTIONS = {"'m": " is", "’m": " is", "'ve": " has", "’ve": " has", "'ll": " will",
                  "’ll": " will", "'d": " would", "’d": " would"}
 _MARKUP = re.compile(r"^(?:[-*#>•]+\s*|\[[ xX]?\]\s*)+")
@@ -79,7 +79,8 @@ class EnsembleExtractor:
             self._llm.set_votes(())
         out = []
         for i, (chunk, mentions) in enumerate(zip(chunks, per_chunk, strict=True)):
-            mentions = _with_person_teams(chunk.text, _with_role_people(chunk.text, mentions))
+            mentions = _with_person_teams(chunk.text, _with_role_people(
+                chunk.text, _without_cell_labels(chunk.text, mentions)))
             votes = llm[i] if llm is not None and i < len(llm) else None
             out.append(self._one(chunk.text, chunk.doc, mentions, votes))
         return out
@@ -131,7 +132,17 @@ _NOT_A_TEAM = re.compile(r"^(?:Head|Director|VP|Chief|Manager|Senior|Staff|Princ
 
 
 _TITLE_PAREN = re.compile(r"^[ \t]*\((" + JOB_TITLE + r")\)")
-_GUESSERS = ("spacy", "shape", "gliner")  # statistical or capitalisation guesses, not rules
+_GUESSERS = ("spacy", "shape", "caps", "gliner")  # statistical or capitalisation guesses
+_STRONG = frozenset({"rule", "gazetteer", "user", "speaker", "known", "llm"})
+
+
+def _without_cell_labels(text: str, mentions: list[Mention]) -> list[Mention]:
+    """A table row rendered "Team: Medicines; Owns: MedsTrack": a capitalised header after a
+    cell separator ("Owns", "Go-live") is a label, not a name NER should vote for."""
+    return [m for m in mentions
+            if m.extractor in _STRONG or m.type is EntityType.PERSON
+            or not (re.match(r"[ \t]*:", text[m.end:m.end + 3])
+                    and re.search(r"[;|][ \t]*$", text[max(0, m.start - 3):m.start]))]
 
 
 _ROLE_LINE = re.compile(

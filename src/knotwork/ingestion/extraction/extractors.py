@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from knotwork.domain.models import EntityType
+from knotwork.ingestion.extraction.caps import caps_mentions
 from knotwork.ingestion.extraction.mentions import (
     gazetteer_mentions,
     known_mentions,
@@ -84,6 +85,15 @@ class SpeakerExtractor:
 
     def mentions(self, chunks: Sequence[ChunkInput]) -> list[list[Mention]]:
         return [speaker_mentions(c.text, speaker_turns(c.text)) for c in chunks]
+
+
+class CapsExtractor:
+    """Lone capitalised words inside sentences: a weak product vote (see ``caps``)."""
+
+    name = "caps"
+
+    def mentions(self, chunks: Sequence[ChunkInput]) -> list[list[Mention]]:
+        return [caps_mentions(c.text) for c in chunks]
 
 
 class ShapeExtractor:

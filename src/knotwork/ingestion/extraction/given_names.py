@@ -12,6 +12,7 @@ Okafor", "Tomasz Wieczorek", "Elif Demir"). Three sources, loaded once on first 
 
 from __future__ import annotations
 
+import unicodedata
 from functools import lru_cache
 from importlib import resources
 
@@ -109,4 +110,10 @@ def given_names() -> frozenset[str]:
 
 
 def is_given_name(word: str) -> bool:
-    return word.lower() in given_names()
+    """Accents aside: "Tomás", "Lucía", "Zoë" are the listed "tomas", "lucia", "zoe"."""
+    lowered = word.lower()
+    names = given_names()
+    if lowered in names:
+        return True
+    folded = "".join(c for c in unicodedata.normalize("NFKD", lowered) if not unicodedata.combining(c))
+    return folded != lowered and folded in names

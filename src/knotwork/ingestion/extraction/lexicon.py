@@ -124,3 +124,44 @@ FUNCTION_WORDS: frozenset[str] = frozenset(
     jan feb mar apr jun jul aug sep sept oct nov dec mon tue tues wed thu thur thurs fri sat sun
     monday tuesday wednesday thursday friday saturday sunday today tomorrow yesterday""")
 )
+
+# What kind of thing a well-known technology is, for "What database does X use?": the category
+# nouns a question may name (singular), each with the technologies of that kind.
+_DATABASES = _words("""PostgreSQL Postgres MySQL MariaDB SQLite Oracle MongoDB Cassandra DynamoDB
+    CockroachDB ClickHouse TimescaleDB InfluxDB Neo4j Redis Snowflake BigQuery Redshift Aurora RDS
+    Vitess Spanner Firestore Couchbase ScyllaDB Elasticsearch OpenSearch Qdrant Pinecone Weaviate
+    Milvus""") + ["Cloud SQL", "SQL Server", "Cosmos DB", "Amazon Aurora"]
+_QUEUES = _words("Kafka RabbitMQ ActiveMQ NATS ZeroMQ Pulsar Kinesis SQS SNS Celery Sidekiq "
+                 "Redpanda") + ["Apache Kafka", "Pub/Sub", "Google Pub/Sub", "Event Hubs",
+                                "Service Bus"]
+_LANGUAGES = _words("Python Java Go Golang Rust Scala Kotlin Swift TypeScript JavaScript Ruby PHP "
+                    "Perl Haskell Elixir Erlang Clojure C++ C# F# Dart Lua Julia R SQL")
+_CLOUDS = _words("AWS Azure GCP Heroku OpenStack DigitalOcean Hetzner Vercel Netlify") + [
+    "Google Cloud", "Amazon Web Services", "Microsoft Azure", "Oracle Cloud", "IBM Cloud"]
+_FRAMEWORKS = _words("React Angular Vue Svelte Django Flask FastAPI Rails Spring Express Next.js "
+                     "Nest.js Vue.js .NET Laravel Phoenix Quarkus Micronaut Gin Ktor TensorFlow "
+                     "PyTorch") + ["Ruby on Rails", "Spring Boot", "ASP.NET"]
+_CACHES = _words("Redis Memcached Varnish Hazelcast")
+_SEARCH = _words("Elasticsearch OpenSearch Solr Lucene Algolia Typesense Meilisearch")
+_WAREHOUSES = _words("Snowflake BigQuery Redshift Databricks ClickHouse Synapse") + ["Delta Lake"]
+_ORCHESTRATORS = _words("Airflow Dagster Prefect Temporal Argo Kubernetes Nomad Luigi") + [
+    "Apache Airflow"]
+_MONITORING = _words("Grafana Prometheus Datadog Splunk Kibana Jaeger Sentry Honeycomb Loki") + [
+    "New Relic", "Sumo Logic"]
+_CI = _words("Jenkins CircleCI TravisCI ArgoCD Buildkite TeamCity Spinnaker") + [
+    "GitHub Actions", "GitLab CI", "Azure DevOps"]
+TECHNOLOGY_CATEGORIES: dict[str, frozenset[str]] = {
+    **{w: frozenset(_DATABASES) for w in ("database", "db", "datastore", "data store", "store")},
+    **{w: frozenset(_QUEUES) for w in ("queue", "message queue", "message broker", "broker",
+                                       "message bus", "event bus", "streaming platform")},
+    **{w: frozenset(_LANGUAGES) for w in ("language", "programming language")},
+    **{w: frozenset(_CLOUDS) for w in ("cloud", "cloud provider", "hosting provider")},
+    **{w: frozenset(_FRAMEWORKS) for w in ("framework", "web framework", "frontend framework",
+                                           "ml framework")},
+    "cache": frozenset(_CACHES),
+    "search engine": frozenset(_SEARCH),
+    **{w: frozenset(_WAREHOUSES) for w in ("warehouse", "data warehouse")},
+    **{w: frozenset(_ORCHESTRATORS) for w in ("orchestrator", "scheduler", "workflow engine")},
+    **{w: frozenset(_MONITORING) for w in ("monitoring tool", "monitoring", "observability tool")},
+    **{w: frozenset(_CI) for w in ("ci", "ci system", "ci tool", "ci/cd")},
+}

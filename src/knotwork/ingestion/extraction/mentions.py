@@ -32,7 +32,7 @@ __all__ = ["KnownName", "find_mentions", "rule_type"]
 
 # span precision of each source: where candidates overlap, the higher one gives the span
 PRIORITY = {"speaker": 6, "user": 6, "acronym": 5.5, "rule": 5, "gazetteer": 5, "known": 4, "llm": 3.5,
-            "gliner": 3.2, "spacy": 3, "coref": 2, "shape": 1}
+            "gliner": 3.2, "spacy": 3, "coref": 2, "caps": 1.5, "shape": 1}
 # spaCy has no calibrated scores: a prior per label (how often the small model is right)
 _SPACY_CONFIDENCE: Mapping[str, float] = {"PERSON": 0.75, "GPE": 0.75, "ORG": 0.65, "LOC": 0.7,
                                           "FAC": 0.6, "PRODUCT": 0.55, "EVENT": 0.6,
@@ -60,7 +60,8 @@ _TECH_RE = re.compile(
     + r")(?![\w+#])"
 )
 _CAP = r"[A-Z][\w&'’-]*"
-_LEAD_STOP = r"(?!(?:The|A|An|Our|Their|This|That|These|Each|Every|Any|Some|New|Old)\b)"
+_LEAD_STOP = (r"(?!(?:The|A|An|Our|Their|This|That|These|Each|Every|Any|Some|New|Old|About|Welcome|"
+               r"Introducing|Meet|Re|Fwd|Why|How|What|When|Where|Who|Which)\b)")
 _PROJECT_RE = re.compile(
     r"\b(?:" + "|".join(sorted(PROJECT_WORDS)) + r")[ \t]+(?:[A-Z][\w-]*|[0-9][\w-]*)"
     r"(?:[ \t]+(?!(?:" + "|".join(sorted(PROJECT_WORDS | TEAM_WORDS | SYSTEM_WORDS)) + r")\b)[A-Z0-9][\w-]*)?"
@@ -84,8 +85,22 @@ _COMPANY_RE = re.compile(
     # "Senior Software Engineer" is a job title, not a company called "Senior Software"
     + r"(?![ \t]+(?:" + "|".join(JOB_ROLE_WORDS) + r")\b)"
 )
-_PERSON_RE = re.compile(r"\b([A-Z][a-z]+)[ \t]+((?:[A-Z]\.[ \t]+)?(?:O'|Mc|Mac)?[A-Z][a-zA-Z'’-]+)\b")
+_LOWER = r"(?:[a-z]|[^\W\d_A-Z])"  # a lower-case letter, accented ones too ("Tomás Núñez")
+_PERSON_RE = re.compile(r"\b([A-Z]" + _LOWER + r"+)[ \t]+((?:[A-Z]\.[ \t]+)?(?:O'|Mc|Mac)?[A-Z]"
+                        r"(?:[a-zA-Z'’-]|[^\W\d_])+)\b")
 
+# a sentence defining its subject: "Payoutd is the payout scheduler", "Quillmark Payments is a
+# card acquiring company": the head noun types the name whatever NER guessed (a person, a place)
+_DEFINED_RE = re.compile(
+    r"(?:^|(?<=[.!?:]\s)|(?<=\n))[ \t]*(?:The[ \t]+)?(" + _LEAD_STOP
+    + r"[A-Z][\w&'’.-]*(?:[ \t]+[A-Z][\w&'’.-]*){0,3})(?:[ \t]+\([A-Z][\w&]{1,9}\))?[ \t]+"
+    r"(?:is|was|has[ \t]+been|remains)[ \t]+(?:a|an|the|our|their)[ \t]+(?:[a-z][\w-]*,?[ \t]+){0,5}?"
+    r"(?P<head>company|startup|firm|bank|fintech|insurer|lender|retailer|manufacturer|consultancy|"
+    r"agency|vendor|supplier|service|microservice|engine|gateway|dashboard|scheduler|system|"
+    r"platform|tool|app|application|pipeline|api|library|portal|bot|scanner|proxy|sdk|registry|"
+    r"monolith|backend|frontend)\b", re.MULTILINE)
+_ORG_HEADS = frozenset({"company", "startup", "firm", "bank", "fintech", "insurer", "lender",
+                        "retailer", "manufacturer", "consultancy", "agency", "vendor", "supplier"})
 _CODE = re.compile(r"^[A-Z][A-Z0-9]{1,9}-\d+$")
 _CODE_IN_TEXT = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d+\b")
 
@@ -139,7 +154,8 @@ def spacy_mentions(doc: object) -> list[Mention]:
         if etype is None or not _plausible(ent.text):
             continue
         start, end = ent.start_char, ent.end_char
-        lead = re.match(r"(?i)(the|a|an)\s+", ent.text)  # a leading article the model included
+        # a leading article the model included, or a heading's "About" / "Welcome to"
+        lead = re.match(r"(?i)(?:(?:the|a|an|about|welcome\s+to|meet|introducing)\s+)+", ent.text)
         if lead:
             start += lead.end()
         text = re.sub(r"(?:'s|’s)$", "", full_text[start:end])
@@ -235,6 +251,14 @@ def _rule_mentions(text: str) -> list[Mention]:
                 continue
             if _plausible(m.group(1)) and not (subtype == "TEAM" and _POSSESSIVE.search(m.group(1))):
                 out.append(Mention(m.start(1), m.end(1), m.group(1), etype, confidence, "rule", subtype))
+    for m in _DEFINED_RE.finditer(text):
+        name, words = m.group(1), m.group(1).split()
+        if name in TECHNOLOGIES or (len(words) <= 3 and is_given_name(words[0])) or \
+                words[-1] in TEAM_WORDS or not _plausible(name):
+            continue
+        org = m.group("head") in _ORG_HEADS
+        out.append(Mention(m.start(1), m.end(1), name, EntityType.ORGANIZATION if org
+                           else EntityType.PRODUCT, 0.9, "rule", None if org else "SYSTEM"))
     for m in _CODE_IN_TEXT.finditer(text):
         out.append(Mention(m.start(), m.end(), m.group(0), EntityType.CONCEPT, 0.95, "rule", "IDENTIFIER"))
     out.extend(m for m in label_mentions(text) if _plausible(m.text))

@@ -71,8 +71,9 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(R.LEADS, r"^,\s*(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:lead|leader|owner|dri)\s+(?:of|for|on)\s*(?:the\s+)?$", src={P}),
     _p(R.MANAGES, r"^,\s*(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:head|director|manager|vp|chief)\s+(?:of|for)\s*(?:the\s+)?$", src={P}),
     # a labelled list item: "Streaming team — lead: Ravi", "Atlas (owner: Ana)", "Search, manager: Bo"
-    _p(R.MANAGES, r"^\s*(?:[—–-]+|,|\(|:)\s*(?:(?:line|engineering|team|project)\s+)?manager\s*:\s*$", reverse=True, src={P}),
-    _p(R.LEADS, r"^\s*(?:[—–-]+|,|\(|:)\s*(?:(?:tech(?:nical)?|team|project)\s+)?(?:lead|leader|head|owner|dri|pm)\s*:\s*$", reverse=True, src={P}),
+    # (a table row's cells: "Ledger; Lead: Ana", the separator already split off)
+    _p(R.MANAGES, r"^\s*(?:[—–-]+|,|\(|:)?\s*(?:(?:line|engineering|team|project)\s+)?manager\s*:\s*$", reverse=True, src={P}),
+    _p(R.LEADS, r"^\s*(?:[—–-]+|,|\(|:)?\s*(?:(?:tech(?:nical)?|team|project)\s+)?(?:lead|leader|head|owner|dri|pm)\s*:\s*$", reverse=True, src={P}),
     _p(R.HEADQUARTERED_IN, r"\b(?:headquartered|hq(?:'d)?|head office is) in\b|\bheadquarters (?:is |are )?in\b"),
     # "a startup based in Cork": a one-word place the statistical model called an organisation
     _p(R.LOCATED_IN, r"\b(?:based|located|situated|offices? (?:is |are )?)\s+in\s*$", tgt={L}, weak_place=True),
@@ -87,10 +88,10 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(R.OWNS, r"\bbelongs?\s+to\b", reverse=True, src={O, P}, tgt_sub={"SYSTEM", "PROJECT"}),
     _p(R.USES, r"\bbuilt (?:on top of|on|with|using|in)\b|\b(?:written|implemented) in\b|\bstored in\b|\b(?:runs|running|hosted) on\b|\bpowered by\b", tgt={EntityType.TECHNOLOGY, EntityType.PRODUCT}),
     # change language: "took over the Payments team" (a team or project: leading it)
-    _p(R.LEADS, r"\b(?:took|takes|take|taking) over\b", src={P}, tgt={O}),
-    _p(R.LEADS, r"\b(?:took|takes|take|taking) over\b", tgt_sub={"PROJECT"}),
+    _p(R.LEADS, r"\b(?:took|takes|take|taking|taken) over\b", src={P}, tgt={O}),
+    _p(R.LEADS, r"\b(?:took|takes|take|taking|taken) over\b", tgt_sub={"PROJECT"}),
     # "Hana took over the Orion ingestion service (from Deepak)": she owns it now
-    _p(R.OWNS, r"\b(?:took|takes|take|taking) over\b(?!.*\b(?:on[- ]?call|rotation|support|pager)\b)", src={P}, tgt_sub={"SYSTEM"}),
+    _p(R.OWNS, r"\b(?:took|takes|take|taking|taken) over\b(?!.*\b(?:on[- ]?call|rotation|support|pager)\b)", src={P}, tgt_sub={"SYSTEM"}),
     # a team and its people listed: "the Data team now has four engineers: Hana, Tom and Raj"
     _p(R.MEMBER_OF, r"\b(?:has|have|had|includes?|included|comprises?|consists? of|(?:is|are|was) made up of|welcomes?d?)\s+(?:now\s+)?(?:[\w-]+\s+){0,2}(?:engineers?|members?|people|developers?|designers?|analysts?|scientists?|staff|folks|ics?)?\s*(?::|\bincluding\b)?\s*$", reverse=True, src={P}, tgt={O}),
     _p(R.ACQUIRED, r"\b(?:acquir(?:e|es|ed|ing)|bought|purchased)\b"),
@@ -108,7 +109,7 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(R.COLLABORATED_WITH, r"\b(?:collaborat\w*|partner\w*|pair(?:s|ed|ing)?|team(?:s|ed)? up|work(?:s|ed|ing)? (?:closely |together )?)\s*with\b|\band\b.*\btogether\b"),
     _p(R.CREATED, r"\b(?:creat(?:e|es|ed|ing)|found(?:s|ed)|wrote|writes|authored|designed|invented|started|launched|proposed)\b"),
     _p(R.DEVELOPED, r"\b(?:develop(?:s|ed|ing)?|buil(?:t|d|ds|ding)|implement(?:s|ed|ing)|ship(?:s|ped)|prototyped)\b"),
-    _p(R.MAINTAINS, r"\bmaintain(?:s|ed|ing)?\b|\bsupports?\b|\bon[- ]call (?:rotation )?for\b|\btak(?:e|es|ing) over\b|\btook over\b|\boperat(?:e|es|ed)\b|\bkeeps? .* running\b"),
+    _p(R.MAINTAINS, r"\bmaintain(?:s|ed|ing)?\b|\bsupports?\b|\bon[- ]call (?:rotation )?for\b|\btak(?:e|es|ing|en) over\b|\btook over\b|\boperat(?:e|es|ed)\b|\bkeeps? .* running\b"),
     _p(R.USES, r"\b(?:us(?:e|es|ed|ing)|runs? on|built (?:on|with)|powered by|leverag\w+|adopt\w*|migrat\w+ (?:to|onto)|switch\w* to|mov(?:e|ed|ing) to|standardi[sz]\w* on|deploy\w* (?:on|to))\b"),
 )
 
@@ -151,7 +152,7 @@ _PLACE_TARGET = frozenset({R.LOCATED_IN, R.HEADQUARTERED_IN, R.RELATED_TO})
 
 def _maybe_not_person(m: Mention) -> bool:
     """A one-word name only the statistical model calls a person ("Atlas"): could be anything."""
-    weak = set(m.votes or (m.extractor,)) <= {"spacy", "shape", "known"}  # known: an earlier guess
+    weak = set(m.votes or (m.extractor,)) <= {"spacy", "shape", "caps", "known"}  # known: an earlier guess
     return weak and m.extractor != "coref" and " " not in m.text and not is_given_name(m.text)
 
 
@@ -160,9 +161,18 @@ _TITLE = re.compile(r"^(?:C[A-Z]{1,3}O|S?E?VP\b.*|Head of\b.*|Director\b.*|Chief
                     r"(?:Senior |Staff |Principal )?(?:Manager|Engineer|Lead)\b.*)$")
 
 
+# what only a thing is the object of: a one-word name only NER calls a place ("Payoutd") is one
+_THING_TARGET = frozenset({R.OWNS, R.MAINTAINS})
+
+
+def _maybe_not_place(m: Mention) -> bool:
+    return m.type is EntityType.LOCATION and " " not in m.text and m.extractor != "coref" \
+        and set(m.votes or (m.extractor,)) <= {"spacy", "shape", "caps", "known"}
+
+
 def _weak_place(m: Mention) -> bool:
     return (m.type is EntityType.ORGANIZATION and m.subtype is None and " " not in m.text
-            and set(m.votes or (m.extractor,)) <= {"spacy", "shape"})
+            and set(m.votes or (m.extractor,)) <= {"spacy", "shape", "caps"})
 
 
 def _allowed(p: Pattern, src: Mention, tgt: Mention, gap: str = "") -> bool:
@@ -180,7 +190,8 @@ def _allowed(p: Pattern, src: Mention, tgt: Mention, gap: str = "") -> bool:
     if tgt.type is EntityType.PERSON and p.type not in _PERSON_TARGET and not _maybe_not_person(tgt):
         return False
     if (src.type is EntityType.LOCATION and p.type not in _PLACE_SOURCE) or (
-            tgt.type is EntityType.LOCATION and p.type not in _PLACE_TARGET):
+            tgt.type is EntityType.LOCATION and p.type not in _PLACE_TARGET
+            and not (p.type in _THING_TARGET and _maybe_not_place(tgt))):
         return False
     return p.target_subtypes is None or tgt.subtype in p.target_subtypes
 
@@ -289,8 +300,54 @@ def _handovers(text: str, mentions: list[Mention]) -> list[RelationHit]:
     return hits
 
 
+# "Ownership of DocHub moves from the Tools team to Platform", "the Billing API is transferred
+# from Payments to the Core team": a thing changing owners; both sides are OWNS facts, the
+# old one ended by the change rules (change.py reads "from" after a move verb)
+_OWNERSHIP_OF = re.compile(r"\b(?:ownership|stewardship|custody)\s+of(?:\s+the)?\s*$")
+_OWNERSHIP_MOVE = (r"(?:['’]s\s+ownership\s+|\s+ownership\s+)?\s*(?:(?:is|are|was|were|will|has|have|had)"
+                   r"\s+)?(?:be(?:en|ing)?\s+|now\s+|formally\s+|officially\s+)?"
+                   r"(?:mov|transferr?|pass|shift|migrat|go|went|hand)\w*(?:\s+(?:over|across))?\s+")
+_MOVES_FROM = re.compile(r"^" + _OWNERSHIP_MOVE + r"from(?:\s+the)?\s*$")
+_MOVES_TO = re.compile(r"^" + _OWNERSHIP_MOVE + r"to(?:\s+the)?\s*$")
+_FROM_TO = re.compile(r"^\s*(?:team\s+|group\s+|squad\s+)?to(?:\s+the)?\s*$")
+_OWNED_THINGS = frozenset({EntityType.PRODUCT, EntityType.ORGANIZATION, EntityType.TECHNOLOGY})
+
+
+def _can_own(m: Mention) -> bool:
+    return m.type is EntityType.ORGANIZATION or (m.type is EntityType.PERSON and m.extractor != "coref")
+
+
+def _ownership_moves(text: str, mentions: list[Mention]) -> list[RelationHit]:
+    hits: list[RelationHit] = []
+    for i, what in enumerate(mentions):
+        if what.type not in _OWNED_THINGS or what.subtype == "TEAM":
+            continue
+        named = bool(_OWNERSHIP_OF.search(text[max(0, what.start - 40):what.start].lower()))
+        nxt = mentions[i + 1 : i + 3]
+        # "from the Tools team to Data Platform": the other side of a team is an owner too
+        paired = len(nxt) == 2 and "TEAM" in (nxt[0].subtype, nxt[1].subtype) \
+            and EntityType.PERSON not in (nxt[0].type, nxt[1].type)
+        owner = [_can_own(n) or (paired and n.type is EntityType.PRODUCT) for n in nxt]
+        if not nxt or not owner[0]:
+            continue
+        gap = text[what.end:nxt[0].start].lower()
+        # without the word "ownership", only a product moving between two teams
+        if not (named or "ownership" in gap or (paired and what.type is not EntityType.ORGANIZATION)):
+            continue
+        conf = min(0.8, what.confidence + 0.1)
+        if _MOVES_FROM.match(gap) and len(nxt) == 2 and owner[1] \
+                and _FROM_TO.match(text[nxt[0].end:nxt[1].start].lower()):
+            if not paired and not ((named or "ownership" in gap) and _can_own(nxt[1])):
+                continue  # "Ledger moves from Oracle to Postgres": no team, no change of owner
+            hits.append(RelationHit(nxt[1], what, R.OWNS, min(conf, nxt[1].confidence + 0.1)))
+            hits.append(RelationHit(nxt[0], what, R.OWNS, min(conf, nxt[0].confidence + 0.1)))
+        elif _MOVES_TO.match(gap) and (named or "ownership" in gap):
+            hits.append(RelationHit(nxt[0], what, R.OWNS, min(conf, nxt[0].confidence + 0.1)))
+    return hits
+
+
 def relations_in_sentence(text: str, mentions: list[Mention]) -> list[RelationHit]:
-    hits: list[RelationHit] = _handovers(text, mentions)
+    hits: list[RelationHit] = _handovers(text, mentions) + _ownership_moves(text, mentions)
     handed = {(h.source.start, h.target.start) for h in hits}
     for i, left in enumerate(mentions):
         for j in range(i + 1, min(len(mentions), i + 6)):
