@@ -47,6 +47,13 @@ def test_trailing_verb_stays_with_the_outer_question() -> None:
     assert plan.template.format("Kenji") == "Which team does Kenji belong to?"
 
 
+def test_working_from_stays_with_the_outer_question() -> None:
+    plan = decompose("Which city does the person who runs the Ledger Team work from?")
+    assert plan is not None
+    assert plan.inner == "Who runs the Ledger Team?"
+    assert plan.template.format("Ana Ruiz") == "Which city does Ana Ruiz work from?"
+
+
 def test_clause_about_a_team_asks_which_team() -> None:
     plan = decompose("Where is the office of the team that maintains the Billing Service?")
     assert plan is not None and plan.inner == "Which team maintains the Billing Service?"

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from knotwork.domain.models import QueryMode, QueryResult
+from knotwork.domain.models import EntityType, QueryMode, QueryResult
 from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.lexical import stem
 from knotwork.retrieval.local import LocalSearch
@@ -21,9 +21,10 @@ _NOUN = (r"(?:person|people|one|engineer|employee|manager|lead|team|group|squad|
          r"service|system|company|organization|product|office)")
 _CLAUSE = re.compile(r"\b(?:the|a|an)\s+(?P<noun>" + _NOUN + r")\s+(?:who|that|which|whose)\s+", re.IGNORECASE)
 _TAIL_VERB = re.compile(
-    r"\s+(?P<verb>belong(?:s)? to|report(?:s)? to|work(?:s)?(?: (?:at|for|in|on))?|lead|manage|use|own|"
-    r"maintain|sit in|live in|depend on|join(?:ed)?|(?:based|located|headquartered)(?: in| at)?|"
-    r"(?:a )?part of|(?:a )?member of|under|on|in|at|with)\s*\??\s*$", re.IGNORECASE)
+    r"\s+(?P<verb>belong(?:s)? to|report(?:s)? to|(?:work|operate)(?:s)?(?: (?:at|for|in|on|from))?|"
+    r"lead|manage|use|own|maintain|sit in|live in|depend on|join(?:ed)?|"
+    r"(?:based|located|headquartered)(?: in| at)?|(?:a )?part of|(?:a )?member of|under|on|in|at|"
+    r"with|from)\s*\??\s*$", re.IGNORECASE)
 _WH_FOR = {"team": "Which team", "group": "Which group", "squad": "Which squad",
            "project": "Which project", "service": "Which service", "system": "Which system",
            "company": "Which company", "organization": "Which organization",
@@ -53,6 +54,7 @@ _SINGLE_HOP = re.compile(r"^\s*(?:who|what|which|where|when)\s+(?:is|was|are|wer
 class Decomposition:
     inner: str  # the embedded question, answered first
     template: str  # the outer question with {} where the bridge entity goes
+    noun: str | None = None  # what the clause names ("the person who …"): the bridge's kind
 
 
 # an object clause: "the system that RouteKit depends on", "the team that Ana is on": the
@@ -85,7 +87,7 @@ def _object_clause(q: str, m: re.Match[str]) -> Decomposition | None:
         inner = f"{wh} {verb} {subj}{prep}?"
     else:
         inner = f"{wh} does {subj} {verb if obj.group('aux') else _base_verb(verb)}{prep}?"
-    return Decomposition(inner, q[: m.start()] + "{}?")
+    return Decomposition(inner, q[: m.start()] + "{}?", m.group("noun").lower())
 
 
 def decompose(question: str) -> Decomposition | None:
@@ -105,7 +107,7 @@ def decompose(question: str) -> Decomposition | None:
     inner = f"{wh} {clause.strip()}?"
     outer_tail = f" {tail.group('verb')}?" if tail else "?"
     template = q[: m.start()] + "{}" + outer_tail
-    return Decomposition(inner, template)
+    return Decomposition(inner, template, m.group("noun").lower())
 
 
 def _decompose_role(q: str) -> Decomposition | None:
@@ -133,7 +135,8 @@ def multi_hop(search: LocalSearch, question: str, *, as_of: datetime | None,
     if first.confidence < search.min_answer_score:
         return None
     named = _named_bridge(search, plan.inner, first)
-    bridges = _bridges(search, plan.inner, first) or ([named] if named else [])
+    bridges = _bridges(search, plan.inner, first, _BRIDGE_KINDS.get(plan.noun or "")) \
+        or ([named] if named else [])
     if not bridges:
         return None
     # "the system that X relies on" may be several: the one the outer question is answered for
@@ -144,7 +147,9 @@ def multi_hop(search: LocalSearch, question: str, *, as_of: datetime | None,
                                                   max_context_tokens=max_context_tokens // 2)))
         if tried[-1][2].confidence >= _SURE:
             break
-    bridge, outer_q, second = max(tried, key=lambda t: t[2].confidence)
+    # a later bridge (a worse reading of the inner answer) must answer clearly better
+    bridge, outer_q, second = max(
+        tried, key=lambda t: t[2].confidence * (1.0 - _LATER_BRIDGE * tried.index(t)))
     verified = bridge.lower() in first.answer.lower()
     confidence = round(min(first.confidence, second.confidence) * (1.0 if verified else 0.7), 3)
     trace = [
@@ -163,12 +168,25 @@ def multi_hop(search: LocalSearch, question: str, *, as_of: datetime | None,
 
 
 _MAX_BRIDGES = 3
+_LATER_BRIDGE = 0.1  # each later bridge's outer answer counts this much less
+_P, _O, _PR, _T, _L = (EntityType.PERSON, EntityType.ORGANIZATION, EntityType.PRODUCT,
+                       EntityType.TECHNOLOGY, EntityType.LOCATION)
+# the kind of entity "the <noun> who/that …" is
+_BRIDGE_KINDS: dict[str, frozenset[EntityType]] = {
+    **{n: frozenset({_P}) for n in ("person", "people", "engineer", "employee", "manager",
+                                    "lead")},
+    **{n: frozenset({_O}) for n in ("team", "group", "squad", "company", "organization")},
+    **{n: frozenset({_PR, _T}) for n in ("project", "service", "system", "product")},
+    "office": frozenset({_L}),
+}
 _SURE = 0.8  # an outer answer this confident ends the search for a better bridge
 
 
-def _bridges(search: LocalSearch, inner: str, first: QueryResult) -> list[str]:
+def _bridges(search: LocalSearch, inner: str, first: QueryResult,
+             kinds: frozenset[EntityType] | None = None) -> list[str]:
     """The entities the best facts lead to, best first: the end the inner question does not
-    name, facts of the asked relation with the named end where the question puts it first."""
+    name, facts of the asked relation with the named end where the question puts it first;
+    of the clause's kind when it names one ("the person who …" is no service)."""
     asked = f" {normalize_name(inner)} "
     hints = analyze(inner)
     found: list[tuple[int, int, str]] = []
@@ -181,7 +199,8 @@ def _bridges(search: LocalSearch, inner: str, first: QueryResult) -> list[str]:
             # ("the team of X": X → team) before a neighbour that merely ranked higher
             named_side = "target" if unnamed[0].id == fact.source_id else "source"
             fits = fact.type in hints.types and hints.side in (None, named_side)
-            found.append((0 if fits else 1, rank, unnamed[0].name))
+            if kinds is None or unnamed[0].type in kinds:
+                found.append((0 if fits else 1, rank, unnamed[0].name))
     return list(dict.fromkeys(name for _, _, name in sorted(found)))
 
 

@@ -62,11 +62,19 @@ _WHICH_GROUP_IS_ON = re.compile(
     r"works?\s+(?:on|in|for)|sits?\s+in|joined?)\s*\??\s*$", re.IGNORECASE)
 
 
+# "Which office does Ana work from?", "What city is the Ledger Team in?": the named one's place
+_WHICH_PLACE_IS = re.compile(
+    r"^\s*(?:which|what)\s+(?:office|city|location|site|country|region|campus|building)\s+"
+    r"(?:is|are|was|were|does|do|did)\s+\S", re.IGNORECASE)
+
+
 def analyze(question: str) -> QuestionHints:
     if _WHO_IS_ON.match(question):
         return QuestionHints("target", frozenset({R.MEMBER_OF}))
     if _WHICH_GROUP_IS_ON.match(question):
         return QuestionHints("source", frozenset({R.MEMBER_OF}))
+    if _WHICH_PLACE_IS.match(question):
+        return QuestionHints("source", frozenset({R.LOCATED_IN}))
     if _WHERE_PLACE.match(question):
         return QuestionHints("source", frozenset({R.LOCATED_IN}) | frozenset(
             relation_types_named(question)))
