@@ -336,3 +336,13 @@ def test_a_verb_header_cell_is_no_name(rel: Any) -> None:
 def test_taken_over_and_accented_names(rel: Any) -> None:
     found = rel("Tomás Núñez has taken over the Billing team from Ana Ruiz, effective 1 May.")
     assert ("Tomás Núñez", R.LEADS, "Billing team") in found
+
+
+def test_a_table_rows_cells_are_about_the_rows_subject(rel: Any) -> None:
+    found = rel("Wen Okafor; Role: Staff Engineer; Team: Ledger Team; Manager: Tomas Brandt; "
+                "Location: Porto\nTeam: Intake Team; Lead: Ines Duarte; Location: Dublin")
+    assert {("Wen Okafor", R.MEMBER_OF, "Ledger Team"), ("Wen Okafor", R.LOCATED_IN, "Porto"),
+            ("Intake Team", R.LOCATED_IN, "Dublin")} <= found
+    # the cell before a value is not its subject
+    assert not {t for t in found if t[0] in {"Ledger Team", "Tomas Brandt", "Ines Duarte"}
+                and t[1] in {R.LOCATED_IN, R.MANAGES}}

@@ -361,6 +361,14 @@ def relations_in_sentence(text: str, mentions: list[Mention]) -> list[RelationHi
                     gap = gap[conj.end():]
             if (right.start, left.start) in handed or (left.start, right.start) in handed:
                 continue  # the handover above says what this pair is
+            subject = _row_subject(text, mentions, left, gap)
+            if subject is not None:
+                # "Ana Ruiz; Team: Ledger; Manager: Bo Chen": Bo is Ana's manager, not the
+                # Ledger team's; a cell is about the row's subject, never the cell before it
+                if subject is right or any({h.source.start, h.target.start}
+                                           == {subject.start, right.start} for h in hits):
+                    continue
+                left = subject
             found = classify(gap, left, right)
             if found is None:
                 continue
@@ -368,6 +376,32 @@ def relations_in_sentence(text: str, mentions: list[Mention]) -> list[RelationHi
             src, tgt = (right, left) if reverse else (left, right)
             hits.append(RelationHit(src, tgt, rel, min(conf, src.confidence + 0.1, tgt.confidence + 0.1)))
     return hits
+
+
+# the header of a row's first cell when that cell names what the row is about
+_ROW_NAME_CELL = re.compile(
+    r"^\s*(?:[-*•]\s*)?(?:(?:full\s+)?name|person|employee|member|team|squad|group|project|"
+    r"system|service|product|component|app|application|company|vendor|organi[sz]ation)?\s*:?\s*$",
+    re.IGNORECASE)
+
+
+def _row_subject(text: str, mentions: list[Mention], left: Mention, gap: str) -> Mention | None:
+    """What a table row is about, when ``left`` is a later cell's value of that row: the one
+    thing named in the row's first cell ("Ana Ruiz; …", "Name: Ana Ruiz; …", "Team: Ledger;
+    …")."""
+    if not re.search(r"[;|]", gap):
+        return None
+    line_start = text.rfind("\n", 0, left.start) + 1
+    line_end = text.find("\n", left.start)
+    line = text[line_start: len(text) if line_end < 0 else line_end]
+    first = re.search(r"[;|]", line)
+    if first is None or left.start < line_start + first.start():
+        return None  # the left mention is in the first cell: it is the subject
+    cell_end = line_start + first.start()
+    named = [m for m in mentions if line_start <= m.start and m.end <= cell_end]
+    if len(named) != 1 or not _ROW_NAME_CELL.match(text[line_start:named[0].start]):
+        return None  # "Owner: Ana; …": the first cell is a value of its own
+    return named[0]
 
 
 def relation_types_named(text: str) -> set[RelationType]:
