@@ -346,3 +346,8 @@ def test_a_table_rows_cells_are_about_the_rows_subject(rel: Any) -> None:
     # the cell before a value is not its subject
     assert not {t for t in found if t[0] in {"Ledger Team", "Tomas Brandt", "Ines Duarte"}
                 and t[1] in {R.LOCATED_IN, R.MANAGES}}
+
+
+def test_it_after_a_semicolon_is_the_sentences_subject(rel: Any) -> None:
+    found = rel("From March 2024, the Intake Team is based in Porto; it used to sit in Dublin.")
+    assert {("Intake Team", R.LOCATED_IN, "Porto"), ("Intake Team", R.LOCATED_IN, "Dublin")} <= found

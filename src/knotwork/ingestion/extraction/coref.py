@@ -6,7 +6,8 @@
   entity before it (or, failing that, one of the preceding episodes' entities);
 - he / she to the subject of the latest sentence naming a person;
 - a sentence-initial "It" to the previous sentence's subject when that is a system, product,
-  technology or organisation ("The Billing Service is critical. It depends on PostgreSQL.");
+  technology or organisation ("The Billing Service is critical. It depends on PostgreSQL."),
+  and "; it" to its own sentence's first such thing ("… is based in Seoul; it used to …");
 - "the CTO" to the one person the chunk gives that title ("Olufemi Adeyemi (CTO)");
 - an abbreviation a name introduces in brackets ("Warehouse Integrations (WI)") to that name,
   there and wherever the chunk uses it (these mentions also make it the entity's alias).
@@ -115,7 +116,7 @@ def coref_mentions(text: str, found: Sequence[Mention], context: Sequence[KnownN
 
 
 # "It is …" + adjective is mostly pleonastic ("It is unclear whether"); "It is owned by" is not
-_IT_RE = re.compile(r"(?:^|(?<=[.!?]\s)|(?<=\n))It\b(?!\s+(?:is|was|'s|’s|seems|looks|would|might|"
+_IT_RE = re.compile(r"(?:(?:^|(?<=[.!?]\s)|(?<=\n))It|(?<=;\s)it)\b(?!\s+(?:is|was|'s|’s|seems|looks|would|might|"
                     r"may|could|should|will be|has been)\s+(?!(?:owned|led|run|maintained|used|built|"
                     r"developed|managed|hosted|based|located|backed|powered|written|part)\b))", re.MULTILINE)
 _IT_TYPES = frozenset({EntityType.PRODUCT, EntityType.TECHNOLOGY, EntityType.ORGANIZATION})
@@ -126,11 +127,15 @@ def _it_mentions(text: str, found: Sequence[Mention]) -> list[Mention]:
     for m in _IT_RE.finditer(text):
         before = text[: m.start()].rstrip()
         sentence_start = max(before.rfind(". ", 0, len(before) - 1), before.rfind("\n")) + 1
-        subject = next((f for f in found if sentence_start <= f.start < m.start()), None)
+        if m.group(0) == "it":  # "the Edge Team is based in Seoul; it used to sit in …"
+            subject = next((f for f in found if sentence_start <= f.start < m.start()
+                            and f.type in _IT_TYPES), None)
+        else:
+            subject = next((f for f in found if sentence_start <= f.start < m.start()), None)
+            if subject is not None and len(text[sentence_start:subject.start].split()) > 2:
+                continue  # not the previous sentence's subject
         if subject is None or subject.type not in _IT_TYPES or subject.extractor == "speaker":
             continue
-        if len(text[sentence_start:subject.start].split()) > 2:
-            continue  # not the previous sentence's subject
         out.append(Mention(m.start(), m.end(), m.group(0), subject.type, 0.55, "coref", subject.subtype,
                            refers_to=subject.refers_to or subject.text))
     return out
