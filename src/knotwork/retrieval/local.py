@@ -13,7 +13,7 @@ from datetime import datetime
 
 import numpy as np
 
-from knotwork.domain.models import Entity, Fact, QueryMode, QueryResult
+from knotwork.domain.models import Entity, EntityType, Fact, QueryMode, QueryResult
 from knotwork.domain.ports import Collection
 from knotwork.domain.timeutil import holds_at, to_iso
 from knotwork.ingestion.chunking import count_tokens
@@ -26,7 +26,7 @@ from knotwork.retrieval.definitions import definition_bonus
 from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, terms
 from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase, unshadowed
 from knotwork.retrieval.reasons import duration_bonus, reason_bonus, reason_first
-from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
+from knotwork.retrieval.sentences import as_sentence, join_answer, split_sentences, strip_markup
 from knotwork.retrieval.tech_category import category_first, unsupported_category
 from knotwork.retrieval.temporal_question import held_then, undated_when, when_note
 from knotwork.retrieval.typed_support import FAMILIES, unsupported_relation, unsupported_title
@@ -262,7 +262,10 @@ class LocalSearch:
             named = {eid: e for eid, (e, score) in seeds.items() if score >= 0.8}
             why = unsupported_relation(question, named, (u.fact for u in facts if u.fact is not None),
                                        [f"{u.context} {u.text}" for u in ranked[:5]]) \
-                or unsupported_title(question, [u.text for u in ranked[:3]]) \
+                or unsupported_title(question, [u.text for u in ranked[:3]],
+                                     [e for e in named.values() if e.type is EntityType.ORGANIZATION],
+                                     lambda e: len(self._rt.graph.entity_episode_ids(
+                                         self._group, e.id)) >= 3) \
                 or unsupported_category(question, named, [u.text for u in [*ranked[:10], *facts]])
             if why is None and (k := category_first(question, named, [u.text for u in ranked])
                                 or reason_first(question, [(u.display or u.text, u.context, u.score)
@@ -297,7 +300,7 @@ class LocalSearch:
         chosen = _with_follow_ups(chosen, ranked[: cfg.max_units_scored],
                                   cfg.follow_up_cutoff_who if _WHO.match(question)
                                   else cfg.answer_relative_cutoff) + siblings
-        answer = spell_out_acronyms(" ".join(as_sentence(u.display or u.text) for u in chosen),
+        answer = spell_out_acronyms(join_answer([u.display or u.text for u in chosen]),
                                     [e for e, _ in seeds.values()],
                                     [u.fact for u in chosen if u.fact is not None], self.entities)
         if top.fact is not None and (note := when_note(question, top.text, top.fact.valid_at,
