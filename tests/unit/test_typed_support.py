@@ -103,3 +103,20 @@ def test_what_a_team_holds_says_nothing_of_who_leads_it() -> None:
                                 seen) is not None
     assert unsupported_relation("Who leads the Routing team?", {"t": ROUTING}, [owns, LEADS],
                                 seen) is None
+
+
+def test_a_title_of_the_corpus_company_does_not_answer_for_an_investor() -> None:
+    from knotwork.retrieval.typed_support import unsupported_title
+
+    fund = ROUTING.model_copy(update={"id": "f", "name": "Larkfield Capital"})
+    home = ROUTING.model_copy(update={"id": "h", "name": "Brindle Health"})
+    evidence = ["Ines Alba heads Risk and reports to the CEO, Bo Lind.",
+                "Brindle Health closed a round led by Larkfield Capital."]
+    widely = {"h"}
+    assert unsupported_title("Who is the CEO of Larkfield Capital?", evidence, [fund],
+                             lambda e: e.id in widely) is not None
+    assert unsupported_title("Who is the CEO of Brindle Health?", evidence, [home],
+                             lambda e: e.id in widely) is None
+    stated = [*evidence, "Larkfield Capital's CEO is Ada Moss."]
+    assert unsupported_title("Who is the CEO of Larkfield Capital?", stated, [fund],
+                             lambda e: e.id in widely) is None

@@ -9,7 +9,7 @@ best evidence sentence itself states such a relation (extraction may have typed 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from knotwork.domain.models import Entity, EntityType, Fact
 from knotwork.domain.models import RelationType as R
@@ -91,10 +91,16 @@ _ASKS_TITLE = re.compile(
     re.IGNORECASE)
 
 
-def unsupported_title(question: str, best_texts: Sequence[str]) -> str | None:
+def unsupported_title(question: str, best_texts: Sequence[str],
+                      companies: Sequence[Entity] = (),
+                      named_widely: Callable[[Entity], bool] | None = None) -> str | None:
     """"Who is the CEO of X?" is not answered by sentences that never state the title (a
     description of X, X's other people): the title, or its spelled-out form, must be in the
-    evidence the answer is made of."""
+    evidence the answer is made of.
+
+    ``companies``: the organisations the question names. A title stated without naming one of
+    them ("reports to the CEO, Ana Ruiz") is the corpus's own company's: it answers only for a
+    company the corpus names widely (``named_widely``), not for an investor named in passing."""
     match = _ASKS_TITLE.match(question)
     if match is None:
         return None
@@ -102,7 +108,13 @@ def unsupported_title(question: str, best_texts: Sequence[str]) -> str | None:
     stated = _TITLES.get(title)
     if stated is None:
         return None
-    evidence = " ".join(best_texts).lower()
-    if any(re.search(r"\b" + re.escape(w), evidence) for w in stated):
+    titled = [t.lower() for t in best_texts
+              if any(re.search(r"\b" + re.escape(w), t.lower()) for w in stated)]
+    if not titled:
+        return f"the evidence never states who is the {title}"
+    names = [n.lower() for c in companies for n in (c.name, *c.aliases) if len(n) > 2]
+    if not names or any(n in t for t in titled for n in names):
         return None
-    return f"the evidence never states who is the {title}"
+    if named_widely is not None and any(named_widely(c) for c in companies):
+        return None
+    return f"no {title} of {', '.join(c.name for c in companies)} is stated"
