@@ -51,14 +51,14 @@ class _Graph:
 
 
 def test_the_company_the_corpus_is_about_has_an_office_or_staff() -> None:
-    from knotwork.retrieval.tech_stack import _is_home
+    from knotwork.retrieval.tech_stack import is_home_company
 
     firm = Entity(id="firm", group_id="g", name="Brindle Health", canonical_name="brindle health",
                   type=EntityType.ORGANIZATION, created_at=T0, updated_at=T0)
     based = fact(9, "firm", "leeds", R.HEADQUARTERED_IN)
     staff = [fact(10, "ana", "firm", R.WORKS_AT), fact(11, "bo", "firm", R.WORKS_AT)]
     invested = fact(12, "firm", "acme", R.INVESTED_IN)
-    assert _is_home(_Graph(1, [based]), "g", firm)  # type: ignore[arg-type]
-    assert _is_home(_Graph(1, staff), "g", firm)  # type: ignore[arg-type]
-    assert _is_home(_Graph(3, []), "g", firm)  # type: ignore[arg-type]
-    assert not _is_home(_Graph(1, [invested, staff[0]]), "g", firm)  # type: ignore[arg-type]
+    assert is_home_company(_Graph(1, [based]), "g", firm)  # type: ignore[arg-type]
+    assert is_home_company(_Graph(1, staff), "g", firm)  # type: ignore[arg-type]
+    assert is_home_company(_Graph(3, []), "g", firm)  # type: ignore[arg-type]
+    assert not is_home_company(_Graph(1, [invested, staff[0]]), "g", firm)  # type: ignore[arg-type]

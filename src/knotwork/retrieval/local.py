@@ -28,6 +28,7 @@ from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase
 from knotwork.retrieval.reasons import duration_bonus, reason_bonus, reason_first
 from knotwork.retrieval.sentences import as_sentence, join_answer, split_sentences, strip_markup
 from knotwork.retrieval.tech_category import category_first, unsupported_category
+from knotwork.retrieval.tech_stack import is_home_company
 from knotwork.retrieval.temporal_question import held_then, undated_when, when_note
 from knotwork.retrieval.typed_support import FAMILIES, unsupported_relation, unsupported_title
 from knotwork.retrieval.vector_cache import embed_cached
@@ -264,8 +265,7 @@ class LocalSearch:
                                        [f"{u.context} {u.text}" for u in ranked[:5]]) \
                 or unsupported_title(question, [u.text for u in ranked[:3]],
                                      [e for e in named.values() if e.type is EntityType.ORGANIZATION],
-                                     lambda e: len(self._rt.graph.entity_episode_ids(
-                                         self._group, e.id)) >= 3) \
+                                     lambda e: is_home_company(self._rt.graph, self._group, e)) \
                 or unsupported_category(question, named, [u.text for u in [*ranked[:10], *facts]])
             if why is None and (k := category_first(question, named, [u.text for u in ranked])
                                 or reason_first(question, [(u.display or u.text, u.context, u.score)

@@ -99,8 +99,9 @@ def unsupported_title(question: str, best_texts: Sequence[str],
     evidence the answer is made of.
 
     ``companies``: the organisations the question names. A title stated without naming one of
-    them ("reports to the CEO, Ana Ruiz") is the corpus's own company's: it answers only for a
-    company the corpus names widely (``named_widely``), not for an investor named in passing."""
+    them ("reports to the CEO, Ana Ruiz") is the corpus's own company's: it answers only for
+    the corpus's company (``named_widely``: named throughout, placed, or with staff), not for
+    an investor named in passing."""
     match = _ASKS_TITLE.match(question)
     if match is None:
         return None
