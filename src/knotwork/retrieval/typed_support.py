@@ -66,12 +66,27 @@ def unsupported_relation(question: str, named: Mapping[str, Entity], facts: Iter
         elif fact.source_id in named or fact.target_id in named:
             return None
     names = [n.lower() for e in named.values() for n in (e.name, *e.aliases) if len(n) > 2]
+    holders_asked = set(checked) <= _HOLDERS and hints.side == "target"
     for text in best_texts:
         lowered = text.lower()
         if any(n in lowered for n in names) and relation_types_named(text) & family:
+            if holders_asked and all(_holds(lowered, n) for n in names if n in lowered):
+                continue  # "… was owned by the Core team": the team holds, nothing holds it
             return None
     asked = "/".join(sorted(t.value.lower() for t in checked))
     return f"no {asked} fact about {', '.join(sorted(e.name for e in named.values()))}"
+
+
+_HOLDING_BY = re.compile(r"\b(?:led|run|headed|managed|owned|maintained|overseen)\s+by\s+(?:the\s+)?$")
+_HOLDS_AFTER = re.compile(r"^\s+(?:now\s+|also\s+|still\s+)?(?:leads|runs|heads|manages|owns|"
+                          r"maintains|oversees)\b")
+
+
+def _holds(text: str, name: str) -> bool:
+    """The name is the holder in the sentence ("… owned by the Core team", "Core team owns
+    X"), not what is held."""
+    at = text.find(name)
+    return bool(_HOLDING_BY.search(text[:at]) or _HOLDS_AFTER.match(text[at + len(name):]))
 
 
 # executive titles and the words that state them ("CEO" or "chief executive")
