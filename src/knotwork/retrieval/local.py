@@ -23,6 +23,7 @@ from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.config import LocalSearchConfig
 from knotwork.retrieval.coverage import focus_terms, uncovered_terms
 from knotwork.retrieval.definitions import definition_bonus
+from knotwork.retrieval.hints import hint_bonus
 from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, terms
 from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase, unshadowed
 from knotwork.retrieval.reasons import duration_bonus, reason_bonus, reason_first
@@ -30,7 +31,7 @@ from knotwork.retrieval.sentences import as_sentence, join_answer, split_sentenc
 from knotwork.retrieval.tech_category import category_first, unsupported_category
 from knotwork.retrieval.tech_stack import is_home_company
 from knotwork.retrieval.temporal_question import held_then, undated_when, when_note
-from knotwork.retrieval.typed_support import FAMILIES, unsupported_relation, unsupported_title
+from knotwork.retrieval.typed_support import unsupported_relation, unsupported_title
 from knotwork.retrieval.vector_cache import embed_cached
 from knotwork.runtime import Runtime
 
@@ -233,7 +234,7 @@ class LocalSearch:
         for entity in self.entities(list(seed_entity_ids)):
             seeds[entity.id] = (entity, 1.0)
         facts = self._fact_units(seeds, qvec, as_of)
-        _hint_bonus(question, seeds, facts, self._cfg)
+        hint_bonus(question, seeds, facts, self._cfg)
         self._answer_kind_bonus(question, seeds, facts)
         pool = _dedupe(facts + self._sentence_units(qvec, facts, seeds, as_of))
         reason_bonus(question, pool, cfg.bonus_reason)
@@ -423,26 +424,6 @@ def question_keys(question: str) -> dict[str, str]:
                 if n == 1:
                     keys.setdefault(f"first:{key}", surface)
     return keys
-
-
-def _hint_bonus(question: str, seeds: dict[str, tuple[Entity, float]], facts: list[Unit],
-                cfg: LocalSearchConfig) -> None:
-    """'Who does X report to?' asks about X's outgoing facts; 'Who leads X?' about incoming;
-    a fact of the type the wording names ('leads', 'manager of') gains too."""
-    hints = analyze(question)
-    named = {eid for eid, (_, score) in seeds.items() if score >= 0.8}
-    # a kindred type half as much: "Who leads X?" is answered by "Ana manages X" before "Bo
-    # works on X" when no fact says "leads"
-    kin = frozenset().union(*(FAMILIES.get(t, frozenset()) for t in hints.types)) - hints.types
-    for u in facts:
-        if u.fact is None:
-            continue
-        typed = 1.0 if u.fact.type in hints.types else 0.5 if u.fact.type in kin else 0.0
-        u.bonus += cfg.bonus_relation_type * typed
-        if hints.side is not None and named:
-            endpoint = u.fact.source_id if hints.side == "source" else u.fact.target_id
-            if endpoint in named:
-                u.bonus += cfg.bonus_direction + cfg.bonus_exact_fact * typed
 
 
 _LIST_QUESTION = re.compile(
