@@ -75,8 +75,8 @@ def home_stack(graph: GraphStore, documents: DocumentStore, group_id: str, quest
         return None
     hits = graph.expand_facts(group_id, sorted(technologies), depth=1, as_of=as_of, limit=5000)
     listed = stack_of(technologies, [h.fact for h in hits if h.hop == 0], ask.noun)
-    if len(listed) < 2:
-        return None
+    if len(listed) < (1 if ask.noun in _KIND_OF_NOUN else 2):
+        return None  # one technology is a weak "stack"; one database is an answer
     evidence = [(fs[0].fact, fs[0].episodes) for _, fs in listed]
     citations = CitationResolver(documents).resolve(evidence, limit=len(evidence))
     names = ", ".join(e.name for e, _ in listed)
