@@ -6,7 +6,8 @@ from datetime import UTC, datetime
 
 from knotwork.domain.models import Entity, EntityType, Fact, RelationType
 from knotwork.retrieval.config import LocalSearchConfig
-from knotwork.retrieval.local import Unit, _hint_bonus
+from knotwork.retrieval.hints import hint_bonus
+from knotwork.retrieval.local import Unit
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
 R = RelationType
@@ -24,6 +25,6 @@ def test_a_manager_outranks_a_member_when_nothing_says_who_leads() -> None:
     manages = unit(R.MANAGES, "Ana Ruiz manages the Dispatch team.")
     member = unit(R.MEMBER_OF, "Bo Lind works on the Dispatch team.")
     leads = unit(R.LEADS, "Cy Ong leads the Dispatch team.")
-    _hint_bonus("Who leads the Dispatch team?", {"t": (TEAM, 1.0)}, [manages, member, leads],
+    hint_bonus("Who leads the Dispatch team?", {"t": (TEAM, 1.0)}, [manages, member, leads],
                 LocalSearchConfig())
     assert leads.bonus > manages.bonus > member.bonus

@@ -51,14 +51,36 @@ class _Graph:
 
 
 def test_the_company_the_corpus_is_about_has_an_office_or_staff() -> None:
-    from knotwork.retrieval.tech_stack import _is_home
+    from knotwork.retrieval.tech_stack import is_home_company
 
     firm = Entity(id="firm", group_id="g", name="Brindle Health", canonical_name="brindle health",
                   type=EntityType.ORGANIZATION, created_at=T0, updated_at=T0)
     based = fact(9, "firm", "leeds", R.HEADQUARTERED_IN)
     staff = [fact(10, "ana", "firm", R.WORKS_AT), fact(11, "bo", "firm", R.WORKS_AT)]
     invested = fact(12, "firm", "acme", R.INVESTED_IN)
-    assert _is_home(_Graph(1, [based]), "g", firm)  # type: ignore[arg-type]
-    assert _is_home(_Graph(1, staff), "g", firm)  # type: ignore[arg-type]
-    assert _is_home(_Graph(3, []), "g", firm)  # type: ignore[arg-type]
-    assert not _is_home(_Graph(1, [invested, staff[0]]), "g", firm)  # type: ignore[arg-type]
+    assert is_home_company(_Graph(1, [based]), "g", firm)  # type: ignore[arg-type]
+    assert is_home_company(_Graph(1, staff), "g", firm)  # type: ignore[arg-type]
+    assert is_home_company(_Graph(3, []), "g", firm)  # type: ignore[arg-type]
+    assert not is_home_company(_Graph(1, [invested, staff[0]]), "g", firm)  # type: ignore[arg-type]
+
+
+def test_one_database_is_listed_for_a_database_question() -> None:
+    from knotwork.retrieval.tech_stack import home_stack
+
+    firm = Entity(id="firm", group_id="g", name="Brindle Health", canonical_name="brindle health",
+                  type=EntityType.ORGANIZATION, created_at=T0, updated_at=T0)
+    graph = _Graph(3, [fact(1, "billing", "postgresql"), fact(2, "billing", "python")])
+    graph.list_entities = lambda group_id: [firm, *TECH.values()]  # type: ignore[attr-defined]
+
+    class Docs:
+        def get_chunks(self, ids: list[str]) -> list[object]:
+            return []
+
+        def get_documents(self, ids: list[str]) -> list[object]:
+            return []
+
+    found = home_stack(graph, Docs(), "g", "Which databases does Brindle Health use?",  # type: ignore[arg-type]
+                       [firm], as_of=None)
+    assert found is not None and "PostgreSQL" in found.answer and "Python" not in found.answer
+    assert home_stack(graph, Docs(), "g", "Which technologies does Brindle Health use?",  # type: ignore[arg-type]
+                      [firm], as_of=None) is not None

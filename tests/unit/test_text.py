@@ -11,3 +11,10 @@ def test_clean_value_walks_containers() -> None:
     value = {"rows": [{"name": "a\x00", "n": 3, "tags": ("\ud800", "ok")}], "k\x00": None}
     assert clean_value(value) == {"rows": [{"name": "a", "n": 3, "tags": ("\ufffd", "ok")}],
                                   "k": None}
+
+
+def test_an_answer_says_each_sentence_once() -> None:
+    from knotwork.retrieval.sentences import join_answer
+
+    assert join_answer(["Kestrel is the ledger. It posts journals.", "Kestrel is the ledger",
+                        "Bo leads it."]) == "Kestrel is the ledger. It posts journals. Bo leads it."

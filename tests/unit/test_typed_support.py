@@ -98,8 +98,32 @@ def test_where_a_system_is_hosted_is_answered_by_its_cloud() -> None:
 def test_what_a_team_holds_says_nothing_of_who_leads_it() -> None:
     owns = Fact(created_at=NOW, id="f6", group_id="g", source_id="t", target_id="svc",
                 type=R.OWNS, fact="The Routing team owned the Geo Service until May.")
-    seen = ["The Routing team moved to Oslo."]
+    seen = ["The Routing team moved to Oslo.", "The Geo Service was previously owned by the Routing team."]
     assert unsupported_relation("Who leads the Routing team?", {"t": ROUTING}, [owns],
                                 seen) is not None
     assert unsupported_relation("Who leads the Routing team?", {"t": ROUTING}, [owns, LEADS],
                                 seen) is None
+
+
+def test_a_title_of_the_corpus_company_does_not_answer_for_an_investor() -> None:
+    from knotwork.retrieval.typed_support import unsupported_title
+
+    fund = ROUTING.model_copy(update={"id": "f", "name": "Larkfield Capital"})
+    home = ROUTING.model_copy(update={"id": "h", "name": "Brindle Health"})
+    evidence = ["Ines Alba heads Risk and reports to the CEO, Bo Lind.",
+                "Brindle Health closed a round led by Larkfield Capital."]
+    widely = {"h"}
+    assert unsupported_title("Who is the CEO of Larkfield Capital?", evidence, [fund],
+                             lambda e: e.id in widely) is not None
+    assert unsupported_title("Who is the CEO of Brindle Health?", evidence, [home],
+                             lambda e: e.id in widely) is None
+    stated = [*evidence, "Larkfield Capital's CEO is Ada Moss."]
+    assert unsupported_title("Who is the CEO of Larkfield Capital?", stated, [fund],
+                             lambda e: e.id in widely) is None
+
+
+def test_a_sentence_where_the_team_is_the_holder_says_nothing_of_its_lead() -> None:
+    assert unsupported_relation("Who leads the Routing team?", {"t": ROUTING}, [],
+                                ["The Routing team owns the Geo Service."]) is not None
+    assert unsupported_relation("Who leads the Routing team?", {"t": ROUTING}, [],
+                                ["The Routing team is led by Bo Lind."]) is None

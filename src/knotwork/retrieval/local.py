@@ -13,7 +13,7 @@ from datetime import datetime
 
 import numpy as np
 
-from knotwork.domain.models import Entity, Fact, QueryMode, QueryResult
+from knotwork.domain.models import Entity, EntityType, Fact, QueryMode, QueryResult
 from knotwork.domain.ports import Collection
 from knotwork.domain.timeutil import holds_at, to_iso
 from knotwork.ingestion.chunking import count_tokens
@@ -23,13 +23,15 @@ from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.config import LocalSearchConfig
 from knotwork.retrieval.coverage import focus_terms, uncovered_terms
 from knotwork.retrieval.definitions import definition_bonus
+from knotwork.retrieval.hints import hint_bonus
 from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, terms
 from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase, unshadowed
 from knotwork.retrieval.reasons import duration_bonus, reason_bonus, reason_first
-from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
+from knotwork.retrieval.sentences import as_sentence, join_answer, split_sentences, strip_markup
 from knotwork.retrieval.tech_category import category_first, unsupported_category
+from knotwork.retrieval.tech_stack import is_home_company
 from knotwork.retrieval.temporal_question import held_then, undated_when, when_note
-from knotwork.retrieval.typed_support import FAMILIES, unsupported_relation, unsupported_title
+from knotwork.retrieval.typed_support import unsupported_relation, unsupported_title
 from knotwork.retrieval.vector_cache import embed_cached
 from knotwork.runtime import Runtime
 
@@ -232,7 +234,7 @@ class LocalSearch:
         for entity in self.entities(list(seed_entity_ids)):
             seeds[entity.id] = (entity, 1.0)
         facts = self._fact_units(seeds, qvec, as_of)
-        _hint_bonus(question, seeds, facts, self._cfg)
+        hint_bonus(question, seeds, facts, self._cfg)
         self._answer_kind_bonus(question, seeds, facts)
         pool = _dedupe(facts + self._sentence_units(qvec, facts, seeds, as_of))
         reason_bonus(question, pool, cfg.bonus_reason)
@@ -262,7 +264,9 @@ class LocalSearch:
             named = {eid: e for eid, (e, score) in seeds.items() if score >= 0.8}
             why = unsupported_relation(question, named, (u.fact for u in facts if u.fact is not None),
                                        [f"{u.context} {u.text}" for u in ranked[:5]]) \
-                or unsupported_title(question, [u.text for u in ranked[:3]]) \
+                or unsupported_title(question, [u.text for u in ranked[:3]],
+                                     [e for e in named.values() if e.type is EntityType.ORGANIZATION],
+                                     lambda e: is_home_company(self._rt.graph, self._group, e)) \
                 or unsupported_category(question, named, [u.text for u in [*ranked[:10], *facts]])
             if why is None and (k := category_first(question, named, [u.text for u in ranked])
                                 or reason_first(question, [(u.display or u.text, u.context, u.score)
@@ -297,7 +301,7 @@ class LocalSearch:
         chosen = _with_follow_ups(chosen, ranked[: cfg.max_units_scored],
                                   cfg.follow_up_cutoff_who if _WHO.match(question)
                                   else cfg.answer_relative_cutoff) + siblings
-        answer = spell_out_acronyms(" ".join(as_sentence(u.display or u.text) for u in chosen),
+        answer = spell_out_acronyms(join_answer([u.display or u.text for u in chosen]),
                                     [e for e, _ in seeds.values()],
                                     [u.fact for u in chosen if u.fact is not None], self.entities)
         if top.fact is not None and (note := when_note(question, top.text, top.fact.valid_at,
@@ -420,26 +424,6 @@ def question_keys(question: str) -> dict[str, str]:
                 if n == 1:
                     keys.setdefault(f"first:{key}", surface)
     return keys
-
-
-def _hint_bonus(question: str, seeds: dict[str, tuple[Entity, float]], facts: list[Unit],
-                cfg: LocalSearchConfig) -> None:
-    """'Who does X report to?' asks about X's outgoing facts; 'Who leads X?' about incoming;
-    a fact of the type the wording names ('leads', 'manager of') gains too."""
-    hints = analyze(question)
-    named = {eid for eid, (_, score) in seeds.items() if score >= 0.8}
-    # a kindred type half as much: "Who leads X?" is answered by "Ana manages X" before "Bo
-    # works on X" when no fact says "leads"
-    kin = frozenset().union(*(FAMILIES.get(t, frozenset()) for t in hints.types)) - hints.types
-    for u in facts:
-        if u.fact is None:
-            continue
-        typed = 1.0 if u.fact.type in hints.types else 0.5 if u.fact.type in kin else 0.0
-        u.bonus += cfg.bonus_relation_type * typed
-        if hints.side is not None and named:
-            endpoint = u.fact.source_id if hints.side == "source" else u.fact.target_id
-            if endpoint in named:
-                u.bonus += cfg.bonus_direction + cfg.bonus_exact_fact * typed
 
 
 _LIST_QUESTION = re.compile(

@@ -46,3 +46,17 @@ def as_sentence(text: str) -> str:
     """The text with sentence-final punctuation, for joining into an answer."""
     text = text.strip()
     return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def join_answer(parts: list[str]) -> str:
+    """Evidence texts as one answer, each sentence once (a unit and its pair with the next
+    sentence may both be chosen: "A. B." and "A." must not read "A. B. A.")."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for part in parts:
+        for sentence in split_sentences(as_sentence(part)):
+            key = re.sub(r"\W+", " ", sentence.lower()).strip()
+            if key and key not in seen:
+                seen.add(key)
+                out.append(sentence)
+    return " ".join(out)

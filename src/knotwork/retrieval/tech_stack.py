@@ -20,7 +20,7 @@ from knotwork.retrieval.aggregate import parse_aggregate
 from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.tech_category import names_of_kind
 
-__all__ = ["home_stack"]
+__all__ = ["home_stack", "is_home_company"]
 
 _KIND_OF_NOUN = {"databases": "database", "languages": "language", "frameworks": "framework"}
 _STACK_NOUNS = frozenset({"technologies", "tools", *_KIND_OF_NOUN})
@@ -32,7 +32,7 @@ _COMPANY_TYPES = frozenset({EntityType.ORGANIZATION, EntityType.LOCATION})
 _MIN_EPISODES = 3  # the corpus's own company is named throughout it, not in one passing line
 
 
-def _is_home(graph: GraphStore, group_id: str, company: Entity) -> bool:
+def is_home_company(graph: GraphStore, group_id: str, company: Entity) -> bool:
     """Named across the corpus, or placed: it has a headquarters / office, or people work
     there (an investor or a customer named in passing has neither)."""
     if len(graph.entity_episode_ids(group_id, company.id)) >= _MIN_EPISODES:
@@ -66,7 +66,7 @@ def home_stack(graph: GraphStore, documents: DocumentStore, group_id: str, quest
     if ask is None or ask.kind != "list" or ask.noun not in _STACK_NOUNS:
         return None
     home = next((a for a in anchors if a.type in _COMPANY_TYPES and a.subtype is None
-                 and _is_home(graph, group_id, a)), None)
+                 and is_home_company(graph, group_id, a)), None)
     if home is None:
         return None  # a company named in passing: its stack is not this corpus's systems
     entities = graph.list_entities(group_id)
@@ -75,8 +75,8 @@ def home_stack(graph: GraphStore, documents: DocumentStore, group_id: str, quest
         return None
     hits = graph.expand_facts(group_id, sorted(technologies), depth=1, as_of=as_of, limit=5000)
     listed = stack_of(technologies, [h.fact for h in hits if h.hop == 0], ask.noun)
-    if len(listed) < 2:
-        return None
+    if len(listed) < (1 if ask.noun in _KIND_OF_NOUN else 2):
+        return None  # one technology is a weak "stack"; one database is an answer
     evidence = [(fs[0].fact, fs[0].episodes) for _, fs in listed]
     citations = CitationResolver(documents).resolve(evidence, limit=len(evidence))
     names = ", ".join(e.name for e, _ in listed)

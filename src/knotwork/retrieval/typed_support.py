@@ -9,7 +9,7 @@ best evidence sentence itself states such a relation (extraction may have typed 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from knotwork.domain.models import Entity, EntityType, Fact
 from knotwork.domain.models import RelationType as R
@@ -66,12 +66,27 @@ def unsupported_relation(question: str, named: Mapping[str, Entity], facts: Iter
         elif fact.source_id in named or fact.target_id in named:
             return None
     names = [n.lower() for e in named.values() for n in (e.name, *e.aliases) if len(n) > 2]
+    holders_asked = set(checked) <= _HOLDERS and hints.side == "target"
     for text in best_texts:
         lowered = text.lower()
         if any(n in lowered for n in names) and relation_types_named(text) & family:
+            if holders_asked and all(_holds(lowered, n) for n in names if n in lowered):
+                continue  # "… was owned by the Core team": the team holds, nothing holds it
             return None
     asked = "/".join(sorted(t.value.lower() for t in checked))
     return f"no {asked} fact about {', '.join(sorted(e.name for e in named.values()))}"
+
+
+_HOLDING_BY = re.compile(r"\b(?:led|run|headed|managed|owned|maintained|overseen)\s+by\s+(?:the\s+)?$")
+_HOLDS_AFTER = re.compile(r"^\s+(?:now\s+|also\s+|still\s+)?(?:leads|runs|heads|manages|owns|"
+                          r"maintains|oversees)\b")
+
+
+def _holds(text: str, name: str) -> bool:
+    """The name is the holder in the sentence ("… owned by the Core team", "Core team owns
+    X"), not what is held."""
+    at = text.find(name)
+    return bool(_HOLDING_BY.search(text[:at]) or _HOLDS_AFTER.match(text[at + len(name):]))
 
 
 # executive titles and the words that state them ("CEO" or "chief executive")
@@ -91,10 +106,17 @@ _ASKS_TITLE = re.compile(
     re.IGNORECASE)
 
 
-def unsupported_title(question: str, best_texts: Sequence[str]) -> str | None:
+def unsupported_title(question: str, best_texts: Sequence[str],
+                      companies: Sequence[Entity] = (),
+                      named_widely: Callable[[Entity], bool] | None = None) -> str | None:
     """"Who is the CEO of X?" is not answered by sentences that never state the title (a
     description of X, X's other people): the title, or its spelled-out form, must be in the
-    evidence the answer is made of."""
+    evidence the answer is made of.
+
+    ``companies``: the organisations the question names. A title stated without naming one of
+    them ("reports to the CEO, Ana Ruiz") is the corpus's own company's: it answers only for
+    the corpus's company (``named_widely``: named throughout, placed, or with staff), not for
+    an investor named in passing."""
     match = _ASKS_TITLE.match(question)
     if match is None:
         return None
@@ -102,7 +124,13 @@ def unsupported_title(question: str, best_texts: Sequence[str]) -> str | None:
     stated = _TITLES.get(title)
     if stated is None:
         return None
-    evidence = " ".join(best_texts).lower()
-    if any(re.search(r"\b" + re.escape(w), evidence) for w in stated):
+    titled = [t.lower() for t in best_texts
+              if any(re.search(r"\b" + re.escape(w), t.lower()) for w in stated)]
+    if not titled:
+        return f"the evidence never states who is the {title}"
+    names = [n.lower() for c in companies for n in (c.name, *c.aliases) if len(n) > 2]
+    if not names or any(n in t for t in titled for n in names):
         return None
-    return f"the evidence never states who is the {title}"
+    if named_widely is not None and any(named_widely(c) for c in companies):
+        return None
+    return f"no {title} of {', '.join(c.name for c in companies)} is stated"
