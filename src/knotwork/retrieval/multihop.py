@@ -169,16 +169,11 @@ def multi_hop(search: LocalSearch, question: str, *, as_of: datetime | None,
 
 _MAX_BRIDGES = 3
 _LATER_BRIDGE = 0.1  # each later bridge's outer answer counts this much less
-_P, _O, _PR, _T, _L = (EntityType.PERSON, EntityType.ORGANIZATION, EntityType.PRODUCT,
-                       EntityType.TECHNOLOGY, EntityType.LOCATION)
-# the kind of entity "the <noun> who/that …" is
+# "the person who …" is a person: people are typed reliably, unlike one-word system names
+# (an invented "Conduit" or "Intake" may come out an organisation), so only they are filtered
 _BRIDGE_KINDS: dict[str, frozenset[EntityType]] = {
-    **{n: frozenset({_P}) for n in ("person", "people", "engineer", "employee", "manager",
-                                    "lead")},
-    **{n: frozenset({_O}) for n in ("team", "group", "squad", "company", "organization")},
-    **{n: frozenset({_PR, _T}) for n in ("project", "service", "system", "product")},
-    "office": frozenset({_L}),
-}
+    n: frozenset({EntityType.PERSON}) for n in ("person", "people", "engineer", "employee",
+                                               "manager", "lead")}
 _SURE = 0.8  # an outer answer this confident ends the search for a better bridge
 
 
