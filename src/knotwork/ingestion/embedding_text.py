@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
-
 from knotwork.domain.ids import stable_id
 from knotwork.domain.models import Entity, Fact
 from knotwork.domain.ports import VectorPoint
 from knotwork.domain.timeutil import to_iso
 from knotwork.ingestion.chunking import chunk_text
+from knotwork.ingestion.summary_text import SENTENCE_END  # how summaries are split
 
 
 def passage_texts(text: str, tokens: int) -> list[str]:
@@ -32,11 +31,10 @@ def chunk_passage_ids(chunk_id: str, content: str, tokens: int) -> list[str]:
 # world ~318 -> 220; one sentence would give 112 but fails the unmerge export round trip
 # in tests/integration/test_resolution_merge.py, not yet understood)
 ENTITY_TEXT_SENTENCES = 2
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def lead_sentences(text: str, count: int = ENTITY_TEXT_SENTENCES) -> str:
-    return " ".join(s for s in _SENTENCE_END.split(text.strip(), maxsplit=count)[:count] if s)
+    return " ".join(s for s in SENTENCE_END.split(text.strip(), maxsplit=count)[:count] if s)
 
 
 def entity_text(entity: Entity) -> str:

@@ -148,8 +148,8 @@ def multi_hop(search: LocalSearch, question: str, *, as_of: datetime | None,
         if tried[-1][2].confidence >= _SURE:
             break
     # a later bridge (a worse reading of the inner answer) must answer clearly better
-    bridge, outer_q, second = max(
-        tried, key=lambda t: t[2].confidence * (1.0 - _LATER_BRIDGE * tried.index(t)))
+    _, (bridge, outer_q, second) = max(
+        enumerate(tried), key=lambda it: it[1][2].confidence * (1.0 - _LATER_BRIDGE * it[0]))
     verified = bridge.lower() in first.answer.lower()
     confidence = round(min(first.confidence, second.confidence) * (1.0 if verified else 0.7), 3)
     trace = [
