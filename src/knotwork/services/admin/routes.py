@@ -19,10 +19,9 @@ from knotwork.infra.sql.api_keys import digest
 from knotwork.resolution.merge import NotFoundError
 from knotwork.resolution.models import ReviewStatus
 from knotwork.services.admin import render
-from knotwork.services.api.deps import KW
+from knotwork.services.api.deps import KW, Tenant
 from knotwork.services.api.entity_routes import (
     ADMIN_COOKIE,
-    GroupQuery,
     is_admin,
     presented_admin_hash,
     workflow,
@@ -69,13 +68,13 @@ def login(body: LoginRequest, kw: KW) -> JSONResponse:
 
 
 @router.get("/admin")
-def queue(request: Request, kw: KW, group_id: GroupQuery = None,
+def queue(request: Request, kw: KW, tenant: Tenant,
           status: Annotated[str, Query(pattern="^(pending|approved|rejected|merged|all)$")]
           = "pending", q: Annotated[str, Query(max_length=200)] = "") -> HTMLResponse:
     denied = _allowed(request, kw)
     if denied is not None:
         return denied
-    wf = workflow(kw, group_id)
+    wf = workflow(kw, tenant)
     items = wf.reviews(None if status == "all" else ReviewStatus(status), q, 50)
     views = []
     for item in items:
@@ -87,22 +86,22 @@ def queue(request: Request, kw: KW, group_id: GroupQuery = None,
 
 
 @router.get("/admin/entities")
-def entities(request: Request, kw: KW, group_id: GroupQuery = None,
+def entities(request: Request, kw: KW, tenant: Tenant,
              q: Annotated[str, Query(max_length=200)] = "") -> HTMLResponse:
     denied = _allowed(request, kw)
     if denied is not None:
         return denied
-    wf = workflow(kw, group_id)
+    wf = workflow(kw, tenant)
     hits = wf.search(q, [], 0.0, 50)[0] if q.strip() else []
     return HTMLResponse(render.search_page(hits, wf.group_id, q))
 
 
 @router.get("/admin/entities/{entity_id}")
-def entity(entity_id: str, request: Request, kw: KW, group_id: GroupQuery = None) -> HTMLResponse:
+def entity(entity_id: str, request: Request, kw: KW, tenant: Tenant) -> HTMLResponse:
     denied = _allowed(request, kw)
     if denied is not None:
         return denied
-    wf = workflow(kw, group_id)
+    wf = workflow(kw, tenant)
     try:
         view = wf.view(entity_id)
     except NotFoundError as exc:

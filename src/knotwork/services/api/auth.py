@@ -7,7 +7,6 @@ decorations; a key bound to a tenant may only name that tenant and is its defaul
 from __future__ import annotations
 
 import hmac
-import json
 import re
 import threading
 import time
@@ -21,6 +20,7 @@ from knotwork.domain.ports import ApiKeyStore
 from knotwork.domain.timeutil import utcnow
 from knotwork.infra.sql.api_keys import digest
 from knotwork.services.api.ratelimit import InMemoryRateLimiter, RateLimiter, RedisRateLimiter
+from knotwork.services.api.tenancy import decide, named_tenants
 from knotwork.settings import AuthMode, Settings
 
 OPEN_PATHS = ("/healthz", "/metrics", "/docs", "/redoc", "/openapi.json")
@@ -141,29 +141,14 @@ def _secret(request: Request) -> str | None:
     return request.headers.get("x-api-key") or request.headers.get("x-admin-key") or None
 
 
-async def _named_tenant(request: Request) -> str | None:
-    named = request.query_params.get("group_id")
-    if named:
-        return named
-    if "json" not in request.headers.get("content-type", ""):
-        return None
-    body = await request.body()  # cached on the request: the route reads the same bytes
-    if not body or b"group_id" not in body:
-        return None
-    try:
-        parsed = json.loads(body)
-    except ValueError:
-        return None  # the route answers 422 for malformed JSON
-    value = parsed.get("group_id") if isinstance(parsed, dict) else None
-    return value if isinstance(value, str) and value else None
-
-
 def _unauthorized(detail: str) -> HTTPException:
     return HTTPException(401, detail, headers={"WWW-Authenticate": 'Bearer realm="knotwork"'})
 
 
 async def authorize(request: Request) -> None:
-    """App-wide dependency: sets ``request.state.api_key`` and ``request.state.tenant``."""
+    """App-wide dependency: sets ``request.state.api_key``, ``request.state.scope`` and
+    ``request.state.tenant`` (decided by :func:`tenancy.decide`, on every path: routes read
+    it, never the request's ``group_id``)."""
     request.state.api_key = None
     request.state.tenant = None
     request.state.scope = None
@@ -171,19 +156,37 @@ async def authorize(request: Request) -> None:
     template = getattr(route, "path", request.url.path)
     scope = scope_for(request.method, template)
     request.state.scope = scope
+    key = await _authenticate(request, template, scope)
+    settings: Settings = request.app.state.knotwork.settings
+    request.state.tenant = decide(key.tenant if key else None, await named_tenants(request),
+                                  settings.group)
+    if key is not None:
+        auth: Authenticator = request.app.state.auth
+        limit = key.rate_limit_per_minute or auth._settings.rate_limit_per_minute
+        wait = await anyio.to_thread.run_sync(auth.limiter.hit, key.id, limit)
+        if wait is not None:
+            raise HTTPException(429, f"rate limit of {limit} requests per minute exceeded",
+                                headers={"Retry-After": str(wait)})
+    request.state.api_key = key
+
+
+async def _authenticate(request: Request, template: str, scope: Scope | None) -> ApiKey | None:
+    """The request's verified key; None where no key is needed (open paths, auth not
+    enforced, an admin page without credentials). 401 / 403 for a missing, unknown or
+    insufficient key."""
     auth: Authenticator | None = getattr(request.app.state, "auth", None)
     if scope is None or auth is None:
-        return
+        return None
     enforced = auth.enforced_cached(scope)
     if enforced is None:  # the "was a key ever issued" answer is stale: read it in a thread
         enforced = await anyio.to_thread.run_sync(auth.enforced, scope)
     if not enforced:
-        return
+        return None
     secret = _secret(request)
     cookie = request.cookies.get(ADMIN_COOKIE)
     if secret is None and cookie is None:
         if template.startswith("/admin"):
-            return  # the admin pages answer with their sign-in page (and guard themselves)
+            return None  # the admin pages answer with their sign-in page (and guard themselves)
         raise _unauthorized("an API key is required (Authorization: Bearer <key> or X-API-Key)")
     if secret is not None:
         key = await anyio.to_thread.run_sync(auth.verify, secret)
@@ -194,14 +197,4 @@ async def authorize(request: Request) -> None:
     if not key.allows(scope):
         raise HTTPException(403, f"this key lacks the {scope.value!r} scope "
                                  f"(it has: {', '.join(s.value for s in key.scopes)})")
-    named = await _named_tenant(request)
-    request.state.named_group = named
-    if key.tenant is not None and named is not None and named != key.tenant:
-        raise HTTPException(403, f"this key is bound to tenant {key.tenant!r}")
-    limit = key.rate_limit_per_minute or auth._settings.rate_limit_per_minute
-    wait = await anyio.to_thread.run_sync(auth.limiter.hit, key.id, limit)
-    if wait is not None:
-        raise HTTPException(429, f"rate limit of {limit} requests per minute exceeded",
-                            headers={"Retry-After": str(wait)})
-    request.state.api_key = key
-    request.state.tenant = key.tenant
+    return key

@@ -7,30 +7,29 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
-from knotwork.services.api.deps import KW
+from knotwork.services.api.deps import KW, Tenant
 
 router = APIRouter()
 
 
-GroupQuery = Annotated[str | None, Query(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
 
 
 @router.get("/v1/communities")
 def list_communities(
     kw: KW,
-    group_id: GroupQuery = None,
+    tenant: Tenant,
     level: Annotated[int | None, Query(ge=0, le=100)] = None,
     include_members: bool = False,
 ) -> JSONResponse:
-    found = kw.communities(group_id).communities(level)
+    found = kw.communities(tenant).communities(level)
     exclude = None if include_members else {"entity_ids"}
     return JSONResponse({"communities": [c.model_dump(mode="json", exclude=exclude)
                                          for c in found]})
 
 
 @router.get("/v1/communities/{community_id}")
-def get_community(community_id: str, kw: KW, group_id: GroupQuery = None) -> JSONResponse:
-    detail = kw.communities(group_id).detail(community_id)
+def get_community(community_id: str, kw: KW, tenant: Tenant) -> JSONResponse:
+    detail = kw.communities(tenant).detail(community_id)
     if detail is None:
         raise HTTPException(404, f"no community {community_id!r}")
     return JSONResponse(detail.model_dump(mode="json"))
@@ -41,12 +40,12 @@ def get_community(community_id: str, kw: KW, group_id: GroupQuery = None) -> JSO
     "content": {"text/html": {"schema": {"type": "string"}}, "application/json": {}}}})
 def latest_report(
     kw: KW,
-    group_id: GroupQuery = None,
+    tenant: Tenant,
     format: Annotated[Literal["html", "json"], Query()] = "html",
 ) -> Response:
     from knotwork.communities.render import render_html
 
-    report = kw.latest_report(group_id)
+    report = kw.latest_report(tenant)
     if report is None:
         raise HTTPException(404, "no report yet: build communities, then run `knotwork report`")
     if format == "json":

@@ -21,11 +21,10 @@ from knotwork.resolution.merge import MergeError, NotFoundError
 from knotwork.resolution.models import ReviewStatus
 from knotwork.resolution.workflow import EntityChanges, EntityWorkflow
 from knotwork.services.api.auth import ADMIN_COOKIE
-from knotwork.services.api.deps import KW, Group
+from knotwork.services.api.deps import KW, Group, Tenant
 
 router = APIRouter()
 T = TypeVar("T")
-GroupQuery = Annotated[str | None, Query(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
 
 
 def presented_admin_hash(request: Request) -> str | None:
@@ -62,8 +61,8 @@ def require_admin(request: Request, kw: KW) -> str:
 Admin = Annotated[str, Depends(require_admin)]
 
 
-def workflow(kw: KW, group_id: str | None) -> EntityWorkflow:
-    return EntityWorkflow(kw.runtime, group_id or kw.settings.group)
+def workflow(kw: KW, tenant: str) -> EntityWorkflow:
+    return EntityWorkflow(kw.runtime, tenant)
 
 
 def _call(fn: Callable[..., T], *args: object) -> T:
@@ -131,9 +130,9 @@ class GroupBody(BaseModel):
 
 
 @router.post("/v1/entities")
-def create_entity(body: CreateEntityRequest, kw: KW, request: Request) -> dict[str, object]:
+def create_entity(body: CreateEntityRequest, kw: KW, tenant: Tenant, request: Request) -> dict[str, object]:
     with request.app.state.write_lock:
-        result = workflow(kw, body.group_id).create(body.display_name, body.entity_type,
+        result = workflow(kw, tenant).create(body.display_name, body.entity_type,
                                                    body.properties, body.source_chunk_id)
     return result.model_dump()
 
@@ -154,7 +153,7 @@ class UpdateEntityRequest(BaseModel):
 
 
 @router.patch("/v1/entities/{entity_id}", responses={409: {"description": "version conflict"}})
-def update_entity(entity_id: str, body: UpdateEntityRequest, kw: KW,
+def update_entity(entity_id: str, body: UpdateEntityRequest, kw: KW, tenant: Tenant,
                   request: Request) -> JSONResponse:
     """Edit an entity; 409 when it changed since ``version`` was read (re-read and retry)."""
     changes = EntityChanges(name=body.name, entity_type=body.entity_type, aliases=body.aliases,
@@ -163,14 +162,14 @@ def update_entity(entity_id: str, body: UpdateEntityRequest, kw: KW,
         raise HTTPException(400, "nothing to change: give name, entity_type, aliases or summary")
     actor = getattr(getattr(request.state, "api_key", None), "name", None) or "api"
     with request.app.state.write_lock:
-        entity = _call(workflow(kw, body.group_id).update, entity_id, body.version, changes, actor)
+        entity = _call(workflow(kw, tenant).update, entity_id, body.version, changes, actor)
     return JSONResponse({"entity": entity.model_dump(mode="json")},
                         headers={"ETag": f'"{entity.version}"'})
 
 
 @router.post("/v1/entities/search")
-def search_entities(body: SearchRequest, kw: KW) -> dict[str, object]:
-    hits, total = workflow(kw, body.group_id).search(body.query, body.entity_types,
+def search_entities(body: SearchRequest, kw: KW, tenant: Tenant) -> dict[str, object]:
+    hits, total = workflow(kw, tenant).search(body.query, body.entity_types,
                                                      body.min_confidence, body.limit,
                                                      body.include_aliases)
     return {"entities": [h.entity.model_dump(mode="json") | {"score": h.score} for h in hits],
@@ -178,8 +177,8 @@ def search_entities(body: SearchRequest, kw: KW) -> dict[str, object]:
 
 
 @router.get("/v1/entities/{entity_id}")
-def get_entity(entity_id: str, kw: KW, group_id: GroupQuery = None) -> dict[str, object]:
-    view = _call(workflow(kw, group_id).view, entity_id)
+def get_entity(entity_id: str, kw: KW, tenant: Tenant) -> dict[str, object]:
+    view = _call(workflow(kw, tenant).view, entity_id)
     return {"entity": view.entity.model_dump(mode="json"),
             "relationships": [f.model_dump(mode="json") for f in view.relationships],
             "mentions_count": view.mentions_count,
@@ -191,19 +190,19 @@ def get_entity(entity_id: str, kw: KW, group_id: GroupQuery = None) -> dict[str,
 
 
 @router.get("/v1/review")
-def list_reviews(kw: KW, _: Admin, group_id: GroupQuery = None,
+def list_reviews(kw: KW, _: Admin, tenant: Tenant,
                  status: Annotated[str, Query(pattern="^(pending|approved|rejected|merged|all)$")]
                  = "pending",
                  q: Annotated[str, Query(max_length=200)] = "",
                  limit: Annotated[int, Query(ge=1, le=500)] = 50) -> dict[str, object]:
     wanted = None if status == "all" else ReviewStatus(status)
-    items = workflow(kw, group_id).reviews(wanted, q, limit)
+    items = workflow(kw, tenant).reviews(wanted, q, limit)
     return {"items": [i.model_dump(mode="json") for i in items]}
 
 
 @router.get("/v1/review/{review_id}")
-def get_review(review_id: str, kw: KW, _: Admin, group_id: GroupQuery = None) -> dict[str, object]:
-    wf = workflow(kw, group_id)
+def get_review(review_id: str, kw: KW, _: Admin, tenant: Tenant) -> dict[str, object]:
+    wf = workflow(kw, tenant)
     item = wf.sql.get_review(wf.group_id, review_id)
     if item is None:
         raise HTTPException(404, f"no review item {review_id!r}")
@@ -211,22 +210,22 @@ def get_review(review_id: str, kw: KW, _: Admin, group_id: GroupQuery = None) ->
 
 
 @router.post("/v1/review/{review_id}/approve")
-def approve(review_id: str, body: GroupBody, kw: KW, request: Request, actor: Admin) -> dict[str, object]:
+def approve(review_id: str, body: GroupBody, kw: KW, tenant: Tenant, request: Request, actor: Admin) -> dict[str, object]:
     with request.app.state.write_lock:
-        return _call(workflow(kw, body.group_id).approve, review_id, actor).model_dump(mode="json")
+        return _call(workflow(kw, tenant).approve, review_id, actor).model_dump(mode="json")
 
 
 @router.post("/v1/review/{review_id}/reject")
-def reject(review_id: str, body: GroupBody, kw: KW, request: Request, actor: Admin) -> dict[str, object]:
+def reject(review_id: str, body: GroupBody, kw: KW, tenant: Tenant, request: Request, actor: Admin) -> dict[str, object]:
     with request.app.state.write_lock:
-        return _call(workflow(kw, body.group_id).reject, review_id, actor).model_dump(mode="json")
+        return _call(workflow(kw, tenant).reject, review_id, actor).model_dump(mode="json")
 
 
 @router.post("/v1/review/{review_id}/merge")
-def merge_into(review_id: str, body: MergeIntoRequest, kw: KW, request: Request,
+def merge_into(review_id: str, body: MergeIntoRequest, kw: KW, tenant: Tenant, request: Request,
                actor: Admin) -> dict[str, object]:
     with request.app.state.write_lock:
-        item = _call(workflow(kw, body.group_id).merge_into, review_id, body.target_id, actor)
+        item = _call(workflow(kw, tenant).merge_into, review_id, body.target_id, actor)
     return item.model_dump(mode="json")
 
 
@@ -234,20 +233,20 @@ def merge_into(review_id: str, body: MergeIntoRequest, kw: KW, request: Request,
 
 
 @router.post("/v1/entities/merge")
-def merge_entities(body: MergeRequest, kw: KW, request: Request, actor: Admin) -> dict[str, object]:
+def merge_entities(body: MergeRequest, kw: KW, tenant: Tenant, request: Request, actor: Admin) -> dict[str, object]:
     with request.app.state.write_lock:
-        record = _call(workflow(kw, body.group_id).merge, body.target_id, body.source_ids, actor)
+        record = _call(workflow(kw, tenant).merge, body.target_id, body.source_ids, actor)
     return record.model_dump(mode="json", exclude={"snapshot"})
 
 
 @router.post("/v1/merges/{merge_id}/unmerge")
-def unmerge(merge_id: str, body: GroupBody, kw: KW, request: Request, actor: Admin) -> dict[str, object]:
+def unmerge(merge_id: str, body: GroupBody, kw: KW, tenant: Tenant, request: Request, actor: Admin) -> dict[str, object]:
     with request.app.state.write_lock:
-        record = _call(workflow(kw, body.group_id).unmerge, merge_id, actor)
+        record = _call(workflow(kw, tenant).unmerge, merge_id, actor)
     return record.model_dump(mode="json", exclude={"snapshot"}) | {"restored": record.source_ids}
 
 
 @router.get("/v1/entities/{entity_id}/audit")
-def audit_trail(entity_id: str, kw: KW, _: Admin, group_id: GroupQuery = None) -> dict[str, object]:
-    entries = workflow(kw, group_id).audit_trail(entity_id)
+def audit_trail(entity_id: str, kw: KW, _: Admin, tenant: Tenant) -> dict[str, object]:
+    entries = workflow(kw, tenant).audit_trail(entity_id)
     return {"entries": [e.model_dump(mode="json") for e in entries]}

@@ -16,7 +16,7 @@ from knotwork.domain.models import RelationType
 from knotwork.domain.ports import CacheLayer
 from knotwork.domain.timeutil import ensure_utc
 from knotwork.retrieval.graph_ops import Direction, EdgeFilter, GraphOps, GraphPath, UnknownEntities
-from knotwork.services.api.deps import KW, Group
+from knotwork.services.api.deps import KW, Group, Tenant
 from knotwork.services.api.graphrag_routes import ApiEntity, ApiRelationship, _entity, _relationship
 
 router = APIRouter(tags=["graph"])
@@ -93,8 +93,8 @@ def _path(p: GraphPath) -> ApiPath:
                    length=p.length)
 
 
-def _ops(kw: KW, group_id: str | None) -> GraphOps:
-    return GraphOps(kw.runtime.graph, group_id or kw.settings.group, cache=kw.runtime.cache)
+def _ops(kw: KW, tenant: str) -> GraphOps:
+    return GraphOps(kw.runtime.graph, tenant, cache=kw.runtime.cache)
 
 
 def _types(values: list[RelationType]) -> frozenset[str]:
@@ -108,13 +108,13 @@ _ERRORS: dict[int | str, dict[str, object]] = {
 
 
 @router.post("/v1/graph/traverse", response_model=TraverseResponse, responses=_ERRORS)
-def graph_traverse(body: TraverseRequest, kw: KW) -> JSONResponse:
+def graph_traverse(body: TraverseRequest, kw: KW, tenant: Tenant) -> JSONResponse:
     """K-hop traversal from the given entities (breadth-first, filters applied per hop)."""
     flt = EdgeFilter(relationship_types=_types(body.relationship_types), direction=body.direction,
                      min_confidence=body.min_confidence, as_of=body.when(),
                      include_invalid=body.include_invalid)
     try:
-        result = _ops(kw, body.group_id).traverse(body.entity_ids, max_hops=body.max_hops, flt=flt,
+        result = _ops(kw, tenant).traverse(body.entity_ids, max_hops=body.max_hops, flt=flt,
                                                   max_entities=body.max_entities)
     except UnknownEntities as exc:
         raise HTTPException(404, str(exc)) from exc
@@ -125,16 +125,16 @@ def graph_traverse(body: TraverseRequest, kw: KW) -> JSONResponse:
 
 
 @router.post("/v1/graph/subgraph", response_model=SubgraphResponse, responses=_ERRORS)
-def graph_subgraph(body: SubgraphRequest, kw: KW) -> JSONResponse:
+def graph_subgraph(body: SubgraphRequest, kw: KW, tenant: Tenant) -> JSONResponse:
     """The entities, the facts among them (and their neighbours within ``include_hops``),
     and optionally their level-0 communities."""
-    group = body.group_id or kw.settings.group
+    group = tenant
     cache = kw.runtime.cache
     key = body.model_dump_json(exclude={"group_id"})
     if cache is not None and (hit := cache.get(CacheLayer.SUBGRAPH, group, key)) is not None:
         return JSONResponse(SubgraphResponse.model_validate_json(hit).model_dump(mode="json"))
     try:
-        result = _ops(kw, body.group_id).subgraph(
+        result = _ops(kw, tenant).subgraph(
             body.entity_ids, include_hops=body.include_hops,
             include_communities=body.include_communities, as_of=body.when(),
             include_invalid=body.include_invalid)
@@ -153,12 +153,12 @@ def graph_subgraph(body: SubgraphRequest, kw: KW) -> JSONResponse:
 
 
 @router.post("/v1/graph/paths", response_model=PathsResponse, responses=_ERRORS)
-def graph_paths(body: PathsRequest, kw: KW) -> JSONResponse:
+def graph_paths(body: PathsRequest, kw: KW, tenant: Tenant) -> JSONResponse:
     """Every shortest path (up to 20) between two entities, at most ``max_length`` edges."""
     flt = EdgeFilter(relationship_types=_types(body.relationship_types), as_of=body.when(),
                      include_invalid=body.include_invalid)
     try:
-        result = _ops(kw, body.group_id).paths(body.source_entity_id, body.target_entity_id,
+        result = _ops(kw, tenant).paths(body.source_entity_id, body.target_entity_id,
                                                max_length=body.max_length, flt=flt)
     except UnknownEntities as exc:
         raise HTTPException(404, str(exc)) from exc

@@ -27,7 +27,7 @@ from knotwork.domain.models import (
     QueryMode,
     QueryResult,
 )
-from knotwork.services.api.deps import KW, Group
+from knotwork.services.api.deps import KW, Group, Tenant
 
 router = APIRouter()
 MAX_CHUNKS = 12
@@ -149,10 +149,10 @@ def _answer(result: QueryResult) -> dict[str, Any]:
 
 
 @router.post("/v1/graphrag/local", response_model=LocalResponse)
-def graphrag_local(body: LocalRequest, kw: KW) -> JSONResponse:
+def graphrag_local(body: LocalRequest, kw: KW, tenant: Tenant) -> JSONResponse:
     """Entity-centric search: seeds (found, or given), k-hop facts, ranked context."""
     question = body.question()
-    group = body.group_id or kw.settings.group
+    group = tenant
     seeds = list(dict.fromkeys(body.seed_entity_ids))
     if seeds:
         known = {e.id for e in kw.runtime.graph.get_entities(group, seeds)}
@@ -174,9 +174,9 @@ def graphrag_local(body: LocalRequest, kw: KW) -> JSONResponse:
 
 
 @router.post("/v1/graphrag/global", response_model=GlobalResponse)
-def graphrag_global(body: GlobalRequest, kw: KW) -> JSONResponse:
+def graphrag_global(body: GlobalRequest, kw: KW, tenant: Tenant) -> JSONResponse:
     """Community-based search: map over the reports at a level, reduce into key points."""
-    result = kw.query(body.question(), group_id=body.group_id, mode=QueryMode.GLOBAL,
+    result = kw.query(body.question(), group_id=tenant, mode=QueryMode.GLOBAL,
                       as_of=body.as_of, max_context_tokens=body.max_context_tokens,
                       community_level=body.community_level,
                       top_k_communities=body.top_k_communities)
@@ -189,9 +189,9 @@ def graphrag_global(body: GlobalRequest, kw: KW) -> JSONResponse:
 
 
 @router.post("/v1/graphrag/drift", response_model=DriftResponse)
-def graphrag_drift(body: DriftRequest, kw: KW) -> JSONResponse:
+def graphrag_drift(body: DriftRequest, kw: KW, tenant: Tenant) -> JSONResponse:
     """Iterative search: a global primer, then local follow-ups until the question is covered."""
-    result = kw.query(body.question(), group_id=body.group_id, mode=QueryMode.DRIFT,
+    result = kw.query(body.question(), group_id=tenant, mode=QueryMode.DRIFT,
                       as_of=body.as_of, max_context_tokens=body.max_context_tokens,
                       max_iterations=body.max_iterations,
                       convergence_threshold=body.convergence_threshold)

@@ -22,7 +22,7 @@ from knotwork.domain.models import (
     QueryResult,
 )
 from knotwork.resolution.lookup import ResolveResult
-from knotwork.services.api.deps import KW, Group
+from knotwork.services.api.deps import KW, Group, Tenant
 from knotwork.services.api.query_hits import cached_response
 
 router = APIRouter()
@@ -105,10 +105,10 @@ def healthz(kw: KW) -> dict[str, str]:
 
 
 @router.post("/v1/graphrag/query", response_model=QueryResponse)
-async def graphrag_query(body: QueryRequest, kw: KW, request: Request) -> Response:
+async def graphrag_query(body: QueryRequest, kw: KW, tenant: Tenant, request: Request) -> Response:
     """A cached answer is read and sent on the event loop (no worker thread); anything else
     is answered in a worker thread, like the other routes."""
-    entry = kw.query_cache_key(body.query, body.group_id, QueryMode(body.mode.lower()),
+    entry = kw.query_cache_key(body.query, tenant, QueryMode(body.mode.lower()),
                                body.as_of, body.max_context_tokens,
                                community_level=body.community_level,
                                top_k_communities=body.top_k_communities,
@@ -118,11 +118,11 @@ async def graphrag_query(body: QueryRequest, kw: KW, request: Request) -> Respon
                                    lambda result: _query_response(body, result))
     if cached is not None:
         return cached
-    return await anyio.to_thread.run_sync(_answer_query, body, kw)
+    return await anyio.to_thread.run_sync(_answer_query, body, kw, tenant)
 
 
-def _answer_query(body: QueryRequest, kw: Knotwork) -> JSONResponse:
-    result = kw.query(body.query, group_id=body.group_id, mode=QueryMode(body.mode.lower()),
+def _answer_query(body: QueryRequest, kw: Knotwork, tenant: str) -> JSONResponse:
+    result = kw.query(body.query, group_id=tenant, mode=QueryMode(body.mode.lower()),
                       as_of=body.as_of, max_context_tokens=body.max_context_tokens,
                       community_level=body.community_level,
                       top_k_communities=body.top_k_communities,
@@ -154,18 +154,18 @@ def _query_response(body: QueryRequest, result: QueryResult) -> JSONResponse:
 
 
 @router.post("/v1/episodes")
-def add_episode(body: EpisodeRequest, kw: KW, request: Request) -> dict[str, object]:
+def add_episode(body: EpisodeRequest, kw: KW, tenant: Tenant, request: Request) -> dict[str, object]:
     with request.app.state.write_lock:
-        result = kw.add_episode(body.content, group_id=body.group_id,
+        result = kw.add_episode(body.content, group_id=tenant,
                                 reference_time=body.reference_time, source=body.source,
                                 name=body.name)
     return result.model_dump()
 
 
 @router.post("/v1/entities/resolve")
-def resolve_entity(body: ResolveRequest, kw: KW) -> dict[str, object]:
+def resolve_entity(body: ResolveRequest, kw: KW, tenant: Tenant) -> dict[str, object]:
     result: ResolveResult = kw.resolve_entity(body.mention_text, body.entity_type_hint,
-                                              body.group_id, context=body.context)
+                                              tenant, context=body.context)
     return {
         "resolved_entity_id": result.entity_id,
         "name": result.name,

@@ -29,7 +29,7 @@ from fastapi.responses import StreamingResponse
 from knotwork.core import Knotwork
 from knotwork.domain.models import QueryMode, QueryResult
 from knotwork.retrieval.answer_writer import answer_pieces
-from knotwork.services.api.deps import KW
+from knotwork.services.api.deps import KW, Tenant
 from knotwork.services.api.routes import QueryRequest, QueryResponse
 
 router = APIRouter(tags=["graphrag"])
@@ -55,11 +55,11 @@ def _response(body: QueryRequest, result: QueryResult) -> dict[str, object]:
     return response.model_dump(mode="json", exclude_none=False)
 
 
-def _events(kw: Knotwork, body: QueryRequest, question: str) -> Iterator[str]:
+def _events(kw: Knotwork, body: QueryRequest, question: str, tenant: str) -> Iterator[str]:
     yield sse("start", {"mode": body.mode})
     try:
         stream = kw.query_stream(
-            question, group_id=body.group_id, mode=QueryMode(body.mode.lower()),
+            question, group_id=tenant, mode=QueryMode(body.mode.lower()),
             as_of=body.as_of, max_context_tokens=body.max_context_tokens,
             community_level=body.community_level, top_k_communities=body.top_k_communities,
             max_iterations=body.max_iterations,
@@ -92,10 +92,10 @@ def _events(kw: Knotwork, body: QueryRequest, question: str) -> Iterator[str]:
                               "description": "start, trace*, answer*, citation*, done (or error)"},
                         400: {"description": "blank query (problem+json)"},
                         422: {"description": "malformed request (problem+json)"}})
-def graphrag_query_stream(body: QueryRequest, kw: KW) -> StreamingResponse:
+def graphrag_query_stream(body: QueryRequest, kw: KW, tenant: Tenant) -> StreamingResponse:
     """The answer of ``/v1/graphrag/query`` as Server-Sent Events."""
     question = body.query.strip()
     if not question:
         raise ValueError("the question is empty")
-    return StreamingResponse(_events(kw, body, question), media_type="text/event-stream",
+    return StreamingResponse(_events(kw, body, question, tenant), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
