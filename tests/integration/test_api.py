@@ -195,7 +195,7 @@ def test_resolve_a_mention(api: TestClient) -> None:
 INVALID = {
     "unknown mode": ("/v1/graphrag/query", {"query": "x", "mode": "SIDEWAYS"}, 422, "mode"),
     "empty query": ("/v1/graphrag/query", {"query": ""}, 422, "query"),
-    "blank query": ("/v1/graphrag/query", {"query": "   "}, 400, "empty"),
+    "blank query": ("/v1/graphrag/query", {"query": "   "}, 422, "blank"),
     "missing query": ("/v1/graphrag/query", {}, 422, "query"),
     "unknown field": ("/v1/graphrag/query", {"query": "x", "bogus": 1}, 422, "bogus"),
     "bad group_id": ("/v1/graphrag/query", {"query": "x", "group_id": "no spaces!"}, 422,

@@ -79,9 +79,20 @@ def test_concurrent_writers_one_wins(api: TestClient) -> None:
 
 def test_bad_updates(api: TestClient) -> None:
     entity = _create(api, "Noor Haddad")
-    _problem(api.patch(f"/v1/entities/{entity['id']}", json={"version": 1}), 400)
+    _problem(api.patch(f"/v1/entities/{entity['id']}", json={"version": 1, "name": "  "}), 422)
+    _problem(api.patch(f"/v1/entities/{entity['id']}", json={"version": "1", "summary": "x"}), 422)
     _problem(api.patch("/v1/entities/no-such-id", json={"version": 1, "summary": "x"}), 404)
     _problem(api.patch(f"/v1/entities/{entity['id']}", json={"version": 0, "summary": "x"}), 422)
     _problem(api.patch(f"/v1/entities/{entity['id']}",
                        json={"version": 1, "entity_type": "SPACESHIP"}), 422)
     assert api.get(f"/v1/entities/{entity['id']}").json()["entity"]["version"] == 1
+
+
+def test_a_patch_with_only_the_version_changes_nothing(api: TestClient) -> None:
+    entity = _create(api, "Ilse Brandt")
+    same = api.patch(f"/v1/entities/{entity['id']}", json={"version": 1})
+    assert same.status_code == 200, same.text
+    assert same.json()["entity"]["version"] == 1 and same.headers["etag"] == '"1"'
+    assert api.get(f"/v1/entities/{entity['id']}").json()["entity"] == entity
+    api.patch(f"/v1/entities/{entity['id']}", json={"version": 1, "summary": "Designer."})
+    _problem(api.patch(f"/v1/entities/{entity['id']}", json={"version": 1}), 409)  # still checked

@@ -165,7 +165,7 @@ def test_query_stream_sends_answer_events(api: tuple[TestClient, str]) -> None:
     assert "".join(d["delta"] for e, d in events if e == "answer") == done["answer"]
     assert "ben" in done["answer"].lower() and done["mode_used"] == "LOCAL"
     assert [d["step"] for e, d in events if e == "trace"] == done["reasoning_trace"]
-    _problem(client.post("/v1/graphrag/query/stream", json={"query": "   ", "group_id": group}), 400)
+    _problem(client.post("/v1/graphrag/query/stream", json={"query": "   ", "group_id": group}), 422)
     _problem(client.post("/v1/graphrag/query/stream", json={"query": "x", "mode": "FAST"}), 422)
     spec = client.get("/openapi.json").json()
     assert "text/event-stream" in spec["paths"]["/v1/graphrag/query/stream"]["post"]["responses"]["200"]["content"]
@@ -190,4 +190,4 @@ def test_python_client_same_operations(api: tuple[TestClient, str]) -> None:
         assert err.value.status == 404 and "nobody" in err.value.detail
         with pytest.raises(KnotworkAPIError) as err:
             list(kw.query_stream("   "))
-        assert err.value.status == 400
+        assert err.value.status == 422

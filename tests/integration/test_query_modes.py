@@ -230,8 +230,8 @@ def test_rest_query_reports_key_points_and_iterations_of_the_mode_used(api: Test
 
 
 @pytest.mark.parametrize(("path", "body", "status", "mentions"), [
-    ("/v1/graphrag/global", {"query": "   "}, 400, "empty"),
-    ("/v1/graphrag/global", {"query": RISKS, "community_level": 9}, 400, "community_level"),
+    ("/v1/graphrag/global", {"query": "   "}, 422, "blank"),
+    ("/v1/graphrag/global", {"query": RISKS, "community_level": 9}, 404, "community_level"),
     ("/v1/graphrag/global", {"query": RISKS, "top_k_communities": 0}, 422, "top_k_communities"),
     ("/v1/graphrag/drift", {"query": RISKS, "max_iterations": 11}, 422, "max_iterations"),
     ("/v1/graphrag/drift", {"query": RISKS, "convergence_threshold": 2}, 422,

@@ -266,5 +266,5 @@ def test_an_unbound_key_naming_two_tenants_is_refused(stage: Stage) -> None:
         f"/v1/graphrag/query?group_id={stage.alpha}",
         json={"query": "Who leads Project Kestrel?", "group_id": stage.beta},
         headers={"X-Admin-Key": "settings-admin-secret"})
-    assert response.status_code == 400, response.text
+    assert response.status_code == 403, response.text
     assert "more than one tenant" in response.json()["detail"]

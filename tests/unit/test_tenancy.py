@@ -38,7 +38,7 @@ def test_an_unbound_request_gets_the_one_tenant_it_names_or_the_default() -> Non
     assert decide(None, Named(("beta", "beta")), "default") == "beta"
     with pytest.raises(HTTPException) as two:
         decide(None, Named(("alpha", "beta")), "default")
-    assert two.value.status_code == 400
+    assert two.value.status_code == 403
     with pytest.raises(HTTPException) as bad:
         decide(None, Named(("no spaces allowed",)), "default")
     assert bad.value.status_code == 422

@@ -21,7 +21,9 @@ def to_iso(value: datetime | None) -> str | None:
     """Fixed-width UTC form: 2026-02-03T12:41:07Z (lexicographic == chronological)."""
     if value is None:
         return None
-    return ensure_utc(value).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # isoformat, not strftime: glibc's %Y does not pad a year before 1000 ("237-01-01…"),
+    # which neither sorts nor parses
+    return ensure_utc(value).replace(tzinfo=None, microsecond=0).isoformat() + "Z"
 
 
 def from_iso(value: str | None) -> datetime | None:

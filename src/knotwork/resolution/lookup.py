@@ -15,7 +15,7 @@ from knotwork.domain.models import Entity, EntityType
 from knotwork.domain.ports import Collection
 from knotwork.resolution.exact import lookup_keys
 from knotwork.resolution.ingest import StoredResolutionIndex, record_of
-from knotwork.resolution.normalize import normalize_name
+from knotwork.resolution.normalize import name_key
 from knotwork.resolution.resolver import Decision, DecisionKind, MemoryCandidates, Resolver
 from knotwork.resolution.scoring import MentionQuery
 from knotwork.resolution.service import resolution_config
@@ -49,7 +49,7 @@ class ResolveResult(BaseModel):
 def candidates_for(rt: Runtime, group_id: str, mention: str, etype: EntityType | None,
                    context: str = "", properties: dict[str, str] | None = None
                    ) -> tuple[MentionQuery, MemoryCandidates, Resolver]:
-    key = normalize_name(mention)
+    key = name_key(mention)
     if not key:
         raise ValueError("the mention is empty")
     resolver = Resolver(resolution_config(rt.settings))

@@ -6,6 +6,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from knotwork.domain.text import name_residue
 from knotwork.ingestion.extraction.lexicon import TITLES
 
 _SPACE = re.compile(r"\s+")
@@ -44,6 +45,18 @@ def normalize_name(text: str) -> str:
     name = name.replace("&", " and ")
     name = re.sub(r"[^\w+#.]+", " ", name)
     return _SPACE.sub(" ", name).strip(" .")
+
+
+def name_key(text: str) -> str:
+    """``normalize_name``; for a name it keeps nothing of (symbols only: "¿", "©", an emoji)
+    the name case-folded, without ASCII punctuation: every name matching ``NAMES_SOMETHING``
+    has a key."""
+    return normalize_name(text) or name_residue(text.casefold())
+
+
+def readable_name(text: str) -> str:
+    """``clean_display_name``, or the name single-spaced when cleaning leaves nothing."""
+    return clean_display_name(text) or _SPACE.sub(" ", text).strip()
 
 
 def first_name_key(normalized: str) -> str | None:

@@ -26,7 +26,7 @@ from knotwork.resolution.models import (
     ReviewItem,
     ReviewStatus,
 )
-from knotwork.resolution.normalize import clean_display_name, normalize_name
+from knotwork.resolution.normalize import name_key, normalize_name, readable_name
 from knotwork.resolution.resolver import DecisionKind
 from knotwork.resolution.scoring import rank
 from knotwork.resolution.service import resolution_config, resolution_sql
@@ -114,8 +114,8 @@ class EntityWorkflow:
 
     def create(self, display_name: str, etype: EntityType, properties: dict[str, str],
                source_chunk_id: str | None = None, actor: str = "api") -> CreateResult:
-        name = clean_display_name(display_name)
-        key = normalize_name(name)
+        name = readable_name(display_name)
+        key = name_key(name)
         if not key:
             raise ValueError("display_name is empty")
         query, store, resolver = candidates_for(self.rt, self.group_id, name, etype,
@@ -165,15 +165,17 @@ class EntityWorkflow:
         entity = found[0]
         if entity.version != expected_version:
             raise VersionConflictError(entity_id, entity.version)
-        name = clean_display_name(changes.name) if changes.name is not None else entity.name
-        if not normalize_name(name):
+        if not changes.model_dump(exclude_none=True):
+            return entity  # nothing to change: the entity as read, version unchanged
+        name = readable_name(changes.name) if changes.name is not None else entity.name
+        if not name_key(name):
             raise ValueError("name is empty")
         etype = changes.entity_type or entity.type
         aliases = list(changes.aliases) if changes.aliases is not None else list(entity.aliases)
         if name != entity.name and entity.name not in aliases:
             aliases.append(entity.name)  # a renamed entity is still found by its old name
         aliases = [a for a in dict.fromkeys(aliases) if a != name]
-        key = normalize_name(name)
+        key = name_key(name)
         updated = entity.model_copy(update={
             "name": name, "canonical_name": key, "type": etype, "aliases": aliases,
             "summary": changes.summary if changes.summary is not None else entity.summary,

@@ -19,6 +19,7 @@ from datetime import datetime
 
 from pydantic import TypeAdapter
 
+from knotwork.domain.errors import UnknownReference
 from knotwork.domain.models import (
     Community,
     Entity,
@@ -142,7 +143,7 @@ class GlobalSearch:
             return GlobalOutcome(question, available=False, trace=trace)
         max_level = index.max_level
         if level is not None and not 0 <= level <= max_level:
-            raise ValueError(f"community_level must be between 0 and {max_level}, got {level}")
+            raise UnknownReference(f"community_level must be between 0 and {max_level}, got {level}")
         qvec = self._rt.embedder.embed([question])[0]
         relevance = self._relevance(question, qvec, index)
         if level is None:

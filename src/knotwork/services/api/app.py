@@ -12,14 +12,17 @@ import structlog
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from fastapi.routing import APIRoute
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from knotwork.domain.errors import UnknownReference
 from knotwork.observability.metrics import render_latest
 from knotwork.observability.tracing import configure_tracing
 from knotwork.services.api.auth import Authenticator, authorize
 from knotwork.services.api.middleware import OpsMiddleware, is_store_outage
 from knotwork.services.api.query_hits import HitBodies
+from knotwork.services.api.request_models import PATTERN_MESSAGES
 from knotwork.settings import Settings
 
 if TYPE_CHECKING:
@@ -86,6 +89,13 @@ def _async_cache_reader(kw: Knotwork, settings: Settings) -> AsyncCacheReader | 
     return cache.async_reader()
 
 
+def allowed_methods(app: FastAPI, path: str) -> list[str]:
+    """Every method some route serves at ``path`` (a 405's Allow header)."""
+    methods = {m for r in app.routes if isinstance(r, APIRoute) and r.path_regex.match(path)
+               for m in r.methods}
+    return sorted(methods)
+
+
 def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = None) -> FastAPI:
     """The REST app. It opens (and closes) its own Knotwork in the lifespan, or serves
     ``knotwork``, an instance its caller opened and keeps ownership of."""
@@ -133,7 +143,13 @@ def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = 
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
-        return problem(422, "Invalid request", f"{where}: {first.get('msg', 'invalid')}".strip(": "))
+        said = PATTERN_MESSAGES.get((first.get("ctx") or {}).get("pattern", ""))
+        return problem(422, "Invalid request",
+                       f"{where}: {said or first.get('msg', 'invalid')}".strip(": "))
+
+    @app.exception_handler(UnknownReference)
+    async def _unknown(_: Request, exc: UnknownReference) -> JSONResponse:
+        return problem(404, "Not Found", str(exc))
 
     @app.exception_handler(ValueError)
     async def _bad_value(_: Request, exc: ValueError) -> JSONResponse:
@@ -143,10 +159,12 @@ def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = 
         return problem(400, "Bad request", str(exc))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         title = HTTPStatus(exc.status_code).phrase if exc.status_code in _STATUSES else "Error"
         response = problem(exc.status_code, title, str(exc.detail))
         response.headers.update(exc.headers or {})
+        if exc.status_code == 405:  # Starlette names the first matching route's methods only
+            response.headers["Allow"] = ", ".join(allowed_methods(request.app, request.url.path))
         return response
 
     @app.exception_handler(Exception)

@@ -12,7 +12,7 @@ from typing import Annotated, TypeVar
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from knotwork.domain.auth import Scope
 from knotwork.domain.models import EntityType
@@ -22,6 +22,7 @@ from knotwork.resolution.models import ReviewStatus
 from knotwork.resolution.workflow import EntityChanges, EntityWorkflow
 from knotwork.services.api.auth import ADMIN_COOKIE
 from knotwork.services.api.deps import KW, Group, Tenant
+from knotwork.services.api.request_models import NAME, TEXT, ApiInt, ApiRequest, LaxEnum
 
 router = APIRouter()
 T = TypeVar("T")
@@ -79,10 +80,9 @@ def _upper(value: object) -> object:
     return value.upper() if isinstance(value, str) else value
 
 
-class CreateEntityRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    display_name: str = Field(min_length=1, max_length=500)
-    entity_type: EntityType
+class CreateEntityRequest(ApiRequest):
+    display_name: str = Field(min_length=1, max_length=500, pattern=NAME)
+    entity_type: LaxEnum[EntityType]
     properties: dict[str, str] = Field(default_factory=dict, max_length=100)
     source_chunk_id: str | None = Field(default=None, max_length=255)
     group_id: str | None = Group
@@ -93,12 +93,11 @@ class CreateEntityRequest(BaseModel):
         return _upper(value)
 
 
-class SearchRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    query: str = Field(min_length=1, max_length=500)
-    entity_types: list[EntityType] = Field(default_factory=list)
+class SearchRequest(ApiRequest):
+    query: str = Field(min_length=1, max_length=500, pattern=TEXT)
+    entity_types: list[LaxEnum[EntityType]] = Field(default_factory=list)
     min_confidence: float = Field(default=0.0, ge=0.0, le=1.0)
-    limit: int = Field(default=20, ge=1, le=100)
+    limit: ApiInt = Field(default=20, ge=1, le=100)
     include_aliases: bool = True
     group_id: str | None = Group
 
@@ -108,21 +107,18 @@ class SearchRequest(BaseModel):
         return [_upper(v) for v in value] if isinstance(value, list) else value
 
 
-class MergeRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class MergeRequest(ApiRequest):
     target_id: str = Field(min_length=1, max_length=255)
     source_ids: list[str] = Field(min_length=1, max_length=100)
     group_id: str | None = Group
 
 
-class MergeIntoRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class MergeIntoRequest(ApiRequest):
     target_id: str = Field(min_length=1, max_length=255)
     group_id: str | None = Group
 
 
-class GroupBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class GroupBody(ApiRequest):
     group_id: str | None = Group
 
 
@@ -137,11 +133,10 @@ def create_entity(body: CreateEntityRequest, kw: KW, tenant: Tenant, request: Re
     return result.model_dump()
 
 
-class UpdateEntityRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    version: int = Field(ge=1, description="the version you read (optimistic locking)")
-    name: str | None = Field(default=None, min_length=1, max_length=500)
-    entity_type: EntityType | None = None
+class UpdateEntityRequest(ApiRequest):
+    version: ApiInt = Field(ge=1, description="the version you read (optimistic locking)")
+    name: str | None = Field(default=None, min_length=1, max_length=500, pattern=NAME)
+    entity_type: LaxEnum[EntityType] | None = None
     aliases: list[str] | None = Field(default=None, max_length=200)
     summary: str | None = Field(default=None, max_length=20_000)
     group_id: str | None = Group
@@ -155,11 +150,10 @@ class UpdateEntityRequest(BaseModel):
 @router.patch("/v1/entities/{entity_id}", responses={409: {"description": "version conflict"}})
 def update_entity(entity_id: str, body: UpdateEntityRequest, kw: KW, tenant: Tenant,
                   request: Request) -> JSONResponse:
-    """Edit an entity; 409 when it changed since ``version`` was read (re-read and retry)."""
+    """Edit an entity; 409 when it changed since ``version`` was read (re-read and retry).
+    A body with only ``version`` changes nothing and answers the entity as it is."""
     changes = EntityChanges(name=body.name, entity_type=body.entity_type, aliases=body.aliases,
                             summary=body.summary)
-    if not changes.model_dump(exclude_none=True):
-        raise HTTPException(400, "nothing to change: give name, entity_type, aliases or summary")
     actor = getattr(getattr(request.state, "api_key", None), "name", None) or "api"
     with request.app.state.write_lock:
         entity = _call(workflow(kw, tenant).update, entity_id, body.version, changes, actor)

@@ -10,7 +10,7 @@ from datetime import datetime
 
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from knotwork.domain.models import RelationType
 from knotwork.domain.ports import CacheLayer
@@ -18,15 +18,15 @@ from knotwork.domain.timeutil import ensure_utc
 from knotwork.retrieval.graph_ops import Direction, EdgeFilter, GraphOps, GraphPath, UnknownEntities
 from knotwork.services.api.deps import KW, Group, Tenant
 from knotwork.services.api.graphrag_routes import ApiEntity, ApiRelationship, _entity, _relationship
+from knotwork.services.api.request_models import ApiInt, ApiRequest, ApiTime, LaxEnum
 
 router = APIRouter(tags=["graph"])
 _ID = Field(min_length=1, max_length=128)
 
 
-class _GraphRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class _GraphRequest(ApiRequest):
     group_id: str | None = Group
-    as_of: datetime | None = Field(default=None, description="only facts valid at this time")
+    as_of: ApiTime | None = Field(default=None, description="only facts valid at this time")
     include_invalid: bool = Field(default=False, description="also walk invalidated facts")
 
     def when(self) -> datetime | None:
@@ -35,24 +35,24 @@ class _GraphRequest(BaseModel):
 
 class TraverseRequest(_GraphRequest):
     entity_ids: list[str] = Field(min_length=1, max_length=100)
-    max_hops: int = Field(default=2, ge=1, le=4)
-    relationship_types: list[RelationType] = Field(default_factory=list)
-    direction: Direction = Direction.BOTH
+    max_hops: ApiInt = Field(default=2, ge=1, le=4)
+    relationship_types: list[LaxEnum[RelationType]] = Field(default_factory=list)
+    direction: LaxEnum[Direction] = Direction.BOTH
     min_confidence: float = Field(default=0.0, ge=0.0, le=1.0)
-    max_entities: int = Field(default=100, ge=1, le=1000)
+    max_entities: ApiInt = Field(default=100, ge=1, le=1000)
 
 
 class SubgraphRequest(_GraphRequest):
     entity_ids: list[str] = Field(min_length=1, max_length=200)
-    include_hops: int = Field(default=0, ge=0, le=3)
+    include_hops: ApiInt = Field(default=0, ge=0, le=3)
     include_communities: bool = False
 
 
 class PathsRequest(_GraphRequest):
     source_entity_id: str = _ID
     target_entity_id: str = _ID
-    max_length: int = Field(default=4, ge=1, le=6)
-    relationship_types: list[RelationType] = Field(default_factory=list)
+    max_length: ApiInt = Field(default=4, ge=1, le=6)
+    relationship_types: list[LaxEnum[RelationType]] = Field(default_factory=list)
 
 
 class ApiPath(BaseModel):

@@ -14,7 +14,7 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from knotwork.domain.models import (
     Chunk,
@@ -28,6 +28,15 @@ from knotwork.domain.models import (
     QueryResult,
 )
 from knotwork.services.api.deps import KW, Group, Tenant
+from knotwork.services.api.request_models import (
+    TEXT,
+    ApiInt,
+    ApiRequest,
+    ApiTime,
+    CommunityLevel,
+    DriftIterations,
+    TopCommunities,
+)
 
 router = APIRouter()
 MAX_CHUNKS = 12
@@ -35,11 +44,10 @@ MAX_CHUNKS = 12
 
 
 
-class _Request(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    query: str = Field(min_length=1, max_length=4000)
-    max_context_tokens: int = Field(default=4000, ge=100, le=100_000)
-    as_of: datetime | None = None
+class _Request(ApiRequest):
+    query: str = Field(min_length=1, max_length=4000, pattern=TEXT)
+    max_context_tokens: ApiInt = Field(default=4000, ge=100, le=100_000)
+    as_of: ApiTime | None = None
     group_id: str | None = Group
 
     def question(self) -> str:
@@ -50,16 +58,16 @@ class _Request(BaseModel):
 
 class LocalRequest(_Request):
     seed_entity_ids: list[str] = Field(default_factory=list, max_length=100)
-    max_hops: int = Field(default=2, ge=1, le=4)
+    max_hops: ApiInt = Field(default=2, ge=1, le=4)
 
 
 class GlobalRequest(_Request):
-    community_level: int | None = Field(default=None, ge=0, le=100)
-    top_k_communities: int = Field(default=10, ge=1, le=100)
+    community_level: CommunityLevel | None = None
+    top_k_communities: TopCommunities = 10
 
 
 class DriftRequest(_Request):
-    max_iterations: int = Field(default=3, ge=0, le=10)
+    max_iterations: DriftIterations = 3
     convergence_threshold: float = Field(default=0.9, ge=0.0, le=1.0)
 
 

@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Literal
 
 import anyio.to_thread
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from knotwork.core import Knotwork
 from knotwork.domain.models import (
@@ -24,26 +23,36 @@ from knotwork.domain.models import (
 from knotwork.resolution.lookup import ResolveResult
 from knotwork.services.api.deps import KW, Group, Tenant
 from knotwork.services.api.query_hits import cached_response
+from knotwork.services.api.request_models import (
+    NAME,
+    TEXT,
+    ApiInt,
+    ApiRequest,
+    ApiTime,
+    CommunityLevel,
+    DriftIterations,
+    LaxEnum,
+    TopCommunities,
+)
 
 router = APIRouter()
 
 
 
 
-class QueryRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    query: str = Field(min_length=1, max_length=4000)
+class QueryRequest(ApiRequest):
+    query: str = Field(min_length=1, max_length=4000, pattern=TEXT)
     mode: Literal["AUTO", "LOCAL", "GLOBAL", "DRIFT"] = "AUTO"
-    max_context_tokens: int = Field(default=4000, ge=100, le=100_000)
+    max_context_tokens: ApiInt = Field(default=4000, ge=100, le=100_000)
     include_citations: bool = True
     include_context: bool = False
     temperature: float = Field(default=0.1, ge=0.0, le=2.0)
-    as_of: datetime | None = None
+    as_of: ApiTime | None = None
     group_id: str | None = Group
     # GLOBAL (and DRIFT's primer) / DRIFT parameters; ignored by the other modes
-    community_level: int | None = Field(default=None, ge=0, le=100)
-    top_k_communities: int | None = Field(default=None, ge=1, le=100)
-    max_iterations: int | None = Field(default=None, ge=0, le=10)
+    community_level: CommunityLevel | None = None
+    top_k_communities: TopCommunities | None = None
+    max_iterations: DriftIterations | None = None
     convergence_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
 
     @field_validator("mode", mode="before")
@@ -65,11 +74,10 @@ class QueryResponse(BaseModel):
     final_coverage: float | None = None
 
 
-class EpisodeRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class EpisodeRequest(ApiRequest):
     content: str = Field(min_length=1, max_length=1_000_000)
-    source: EpisodeSource = EpisodeSource.MESSAGE
-    reference_time: datetime | None = None
+    source: LaxEnum[EpisodeSource] = EpisodeSource.MESSAGE
+    reference_time: ApiTime | None = None
     name: str | None = None
     group_id: str | None = Group
 
@@ -79,11 +87,10 @@ class EpisodeRequest(BaseModel):
         return value.lower() if isinstance(value, str) else value
 
 
-class ResolveRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    mention_text: str = Field(min_length=1, max_length=500)
+class ResolveRequest(ApiRequest):
+    mention_text: str = Field(min_length=1, max_length=500, pattern=NAME)
     context: str = ""
-    entity_type_hint: EntityType | None = None
+    entity_type_hint: LaxEnum[EntityType] | None = None
     group_id: str | None = Group
 
     @field_validator("entity_type_hint", mode="before")

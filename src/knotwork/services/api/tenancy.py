@@ -6,7 +6,7 @@ collected from the parsed request, never from raw bytes, and the decision is:
 
 - a key bound to a tenant: that tenant; a request naming any other one gets 403;
 - otherwise (a key for every tenant, or no auth): the one tenant the request names, or the
-  settings' default; a request naming two different tenants gets 400.
+  settings' default; a request naming two different tenants gets 403.
 
 ``authorize`` makes the decision before any route runs and stores it on ``request.state``;
 routes receive it through :data:`Tenant` and never read ``group_id`` themselves.
@@ -73,7 +73,7 @@ def decide(bound: str | None, named: Named, default: str) -> str:
             raise HTTPException(403, f"this key is bound to tenant {bound!r}")
         return bound
     if len(distinct) > 1:
-        raise HTTPException(400, "the request names more than one tenant (group_id)")
+        raise HTTPException(403, "the request names more than one tenant (group_id)")
     return distinct.pop() if distinct else default
 
 

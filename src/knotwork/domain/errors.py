@@ -1,0 +1,8 @@
+"""Errors the domain raises that callers map to a status of their own."""
+
+from __future__ import annotations
+
+
+class UnknownReference(ValueError):
+    """The request names something this tenant does not have (a community level, say):
+    HTTP 404; elsewhere a ValueError like any bad input."""
