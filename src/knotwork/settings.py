@@ -152,7 +152,13 @@ class Settings(BaseSettings):
         default=None, description="JSON resolution profile: attribute comparisons (splink-style "
         "levels and weights) and attribute blocking rules (knotwork.resolution.profile)")
     # /admin and the review/admin endpoints; compared as a SHA-256 hash. None: admin disabled
+    # (unless keys with the admin scope were issued: `knotwork keys create --scope admin`)
     admin_api_key: SecretStr | None = None
+    admin_session_minutes: int = Field(default=480, ge=1, le=10_080,
+                                       description="an admin sign-in lasts this long")
+    admin_session_secret: SecretStr | None = Field(
+        default=None, description="signs admin sessions; None: a random one per process "
+        "(sessions end on restart); set one to share sessions across API replicas")
 
     # events (Redis Streams). Default: the embedded FalkorDB's redis-server.
     redis_url: str | None = None  # e.g. redis://host:6379/0 in production

@@ -120,11 +120,15 @@ def test_review_queue_actions_and_audit_trail(server: dict[str, Any], browser: A
     assert "Sign in" in browser.title or "Unauthorized" in browser.page_source
     _shot(browser, tmp_path, "01-sign-in")
 
-    # the admin key travels as a header on every request of the page (and its fetch calls)
-    browser.execute_cdp_cmd("Network.enable", {})
-    browser.execute_cdp_cmd("Network.setExtraHTTPHeaders", {"headers": {"X-Api-Key": KEY}})
-    browser.get(f"{url}/admin")
-    assert "Review queue" in browser.title
+    # sign in on the form: the key, then Enter; the session cookie carries the page's
+    # fetch calls, each with the session's CSRF token
+    from selenium.webdriver.common.keys import Keys
+
+    browser.find_element(By.ID, "admin-key").send_keys(KEY + Keys.ENTER)
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 30).until(lambda d: "Review queue" in d.title)
+    assert "signed in as admin_api_key" in browser.find_element(By.ID, "actor").text
 
     bob = _card(browser, "Bob Smith")
     names = [e.text for e in bob.find_elements(By.CSS_SELECTOR, ".entity .entity-name")]
@@ -172,3 +176,9 @@ def test_review_queue_actions_and_audit_trail(server: dict[str, Any], browser: A
     assert [c.text for c in browser.find_elements(By.CSS_SELECTOR, ".review-status")] == ["rejected"]
     _shot(browser, tmp_path, "06-search-and-filter")
     assert len(list((tmp_path / "screenshots").glob("*.png"))) == 6
+
+    # sign out: back to the sign-in page, and the queue refuses again
+    browser.find_element(By.ID, "logout").click()
+    WebDriverWait(browser, 30).until(lambda d: "Sign in" in d.title)
+    browser.get(f"{url}/admin")
+    assert "Review queue" not in browser.title

@@ -7,11 +7,15 @@
     status.textContent = text;
     status.className = ok ? "ok" : "error";
   }
+  var csrf = document.querySelector("meta[name=csrf-token]");
+  csrf = csrf ? csrf.getAttribute("content") : "";
   function post(url, body) {
+    var headers = { "Content-Type": "application/json" };
+    if (csrf) headers["X-CSRF-Token"] = csrf;  // a signed-in session's changes carry its token
     return fetch(url, {
       method: "POST",
       credentials: "same-origin",
-      headers: { "Content-Type": "application/json" },
+      headers: headers,
       body: JSON.stringify(body || {})
     }).then(function (res) {
       return res.json().then(function (data) {
@@ -41,9 +45,8 @@
       url = "/v1/review/" + button.getAttribute("data-review") + "/merge";
     } else if (action === "unmerge") {
       url = "/v1/merges/" + button.getAttribute("data-merge") + "/unmerge";
-    } else if (action === "login") {
-      var key = document.getElementById("admin-key").value;
-      post("/admin/login", { key: key }).then(function () {
+    } else if (action === "logout") {
+      post("/admin/logout", {}).then(function () {
         window.location.href = "/admin";
       }).catch(function (err) { show(err.message, false); });
       return;

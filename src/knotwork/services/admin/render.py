@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from html import escape
 from urllib.parse import quote
 
@@ -23,21 +24,36 @@ th,td{text-align:left;padding:3px 8px;border-bottom:1px solid #eceff3;vertical-a
 """
 
 
-def page(title: str, body: str, group: str) -> str:
+@dataclass(frozen=True)
+class Signed:
+    """Who is signed in (shown in the header) and the session's CSRF token ("" for a key
+    sent as a header, which needs none)."""
+
+    actor: str = ""
+    csrf: str = ""
+
+
+def page(title: str, body: str, group: str, signed: Signed | None = None) -> str:
+    signed = signed or Signed()
+    who = (f"<span class='muted' id='actor'>signed in as {escape(signed.actor)}</span>"
+           if signed.actor else "")
+    out = ("<button data-action='logout' id='logout'>Sign out</button>" if signed.csrf else "")
     return (f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+            f"<meta name='csrf-token' content='{escape(signed.csrf)}'>"
             f"<title>{escape(title)} · Knotwork admin</title><style>{CSS}</style></head>"
             f"<body data-group='{escape(group)}'><header><strong>Knotwork admin</strong>"
             f"<a href='/admin?group_id={quote(group)}'>Review queue</a>"
             f"<a href='/admin/entities?group_id={quote(group)}'>Entities</a>"
-            f"<span class='muted'>tenant {escape(group)}</span></header><main>"
+            f"<span class='muted'>tenant {escape(group)}</span>{who}{out}</header><main>"
             f"<h1>{escape(title)}</h1><p id='status' role='status'></p>{body}</main>"
             f"<script src='/admin/admin.js'></script></body></html>")
 
 
 def login_page(message: str = "") -> str:
-    body = (f"<p>{escape(message)}</p><label>Admin API key <input id='admin-key' "
-            f"type='password' autocomplete='off'></label> "
-            f"<button data-action='login' id='login'>Sign in</button>")
+    body = (f"<p>{escape(message)}</p><form method='post' action='/admin/login' id='login-form'>"
+            f"<label>Admin API key <input id='admin-key' name='key' type='password' "
+            f"autocomplete='off' required autofocus></label> "
+            f"<button type='submit' id='login'>Sign in</button></form>")
     return page("Sign in", body, "")
 
 
@@ -93,7 +109,8 @@ def review_card(view: ReviewView, group: str) -> str:
             f"<div class='side'>{cards}</div>{buttons}</section>")
 
 
-def queue_page(views: list[ReviewView], group: str, status: str, query: str) -> str:
+def queue_page(views: list[ReviewView], group: str, status: str, query: str,
+               signed: Signed | None = None) -> str:
     options = "".join(f"<option value='{s}'{' selected' if s == status else ''}>{s}</option>"
                       for s in ("pending", "approved", "rejected", "merged", "all"))
     form = (f"<form method='get' action='/admin'><input type='hidden' name='group_id' "
@@ -101,10 +118,11 @@ def queue_page(views: list[ReviewView], group: str, status: str, query: str) -> 
             f"<input name='q' value='{escape(query)}' placeholder='filter by mention'> "
             f"<button type='submit'>Filter</button></form>")
     cards = "".join(review_card(v, group) for v in views) or "<p class='muted'>Nothing to review.</p>"
-    return page("Review queue", form + cards, group)
+    return page("Review queue", form + cards, group, signed)
 
 
-def search_page(hits: list[SearchHit], group: str, query: str) -> str:
+def search_page(hits: list[SearchHit], group: str, query: str,
+                signed: Signed | None = None) -> str:
     form = (f"<form method='get' action='/admin/entities'><input type='hidden' name='group_id' "
             f"value='{escape(group)}'><input name='q' value='{escape(query)}' "
             f"placeholder='name, alias, handle'> <button type='submit'>Search</button></form>")
@@ -113,10 +131,11 @@ def search_page(hits: list[SearchHit], group: str, query: str) -> str:
         f"{escape(h.entity.name)}</a></td><td>{escape(h.entity.type.value)}</td>"
         f"<td>{escape(', '.join(h.entity.aliases))}</td><td>{h.score:.3f}</td></tr>" for h in hits)
     table = f"<table><tr><th>name</th><th>type</th><th>aliases</th><th>score</th></tr>{rows}</table>"
-    return page("Entities", form + (table if query else ""), group)
+    return page("Entities", form + (table if query else ""), group, signed)
 
 
-def entity_page(view: EntityView, trail: list[AuditEntry], group: str) -> str:
+def entity_page(view: EntityView, trail: list[AuditEntry], group: str,
+                signed: Signed | None = None) -> str:
     merges = "".join(
         f"<tr class='merge'><td>{escape(m.created_at.isoformat())}</td>"
         f"<td>{escape(', '.join(m.source_ids))}</td><td>{escape(m.actor)}</td><td>"
@@ -134,4 +153,4 @@ def entity_page(view: EntityView, trail: list[AuditEntry], group: str) -> str:
               f"{merges}</table>"
             + f"<h2>Audit trail</h2><table id='audit'><tr><th>when</th><th>action</th>"
               f"<th>detail</th></tr>{audit}</table>")
-    return page(view.entity.name, body, group)
+    return page(view.entity.name, body, group, signed)

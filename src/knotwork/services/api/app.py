@@ -12,9 +12,9 @@ import structlog
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from fastapi.routing import APIRoute
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from knotwork.domain.errors import UnknownReference
 from knotwork.observability.metrics import render_latest
@@ -89,11 +89,15 @@ def _async_cache_reader(kw: Knotwork, settings: Settings) -> AsyncCacheReader | 
     return cache.async_reader()
 
 
-def allowed_methods(app: FastAPI, path: str) -> list[str]:
-    """Every method some route serves at ``path`` (a 405's Allow header)."""
-    methods = {m for r in app.routes if isinstance(r, APIRoute) and r.path_regex.match(path)
-               for m in r.methods}
-    return sorted(methods)
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route serves at the request's path (a 405's Allow header), found by
+    matching (included routers are matched lazily, not listed)."""
+    found = []
+    for method in ("DELETE", "GET", "PATCH", "POST", "PUT"):
+        scope = {**request.scope, "method": method}
+        if any(route.matches(scope)[0] is Match.FULL for route in request.app.router.routes):
+            found.append(method)
+    return found
 
 
 def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = None) -> FastAPI:
@@ -164,7 +168,7 @@ def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = 
         response = problem(exc.status_code, title, str(exc.detail))
         response.headers.update(exc.headers or {})
         if exc.status_code == 405:  # Starlette names the first matching route's methods only
-            response.headers["Allow"] = ", ".join(allowed_methods(request.app, request.url.path))
+            response.headers["Allow"] = ", ".join(allowed_methods(request))
         return response
 
     @app.exception_handler(Exception)

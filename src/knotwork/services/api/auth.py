@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hmac
 import re
+import secrets
 import threading
 import time
 from dataclasses import dataclass
@@ -20,10 +21,20 @@ from knotwork.domain.ports import ApiKeyStore
 from knotwork.domain.timeutil import utcnow
 from knotwork.infra.sql.api_keys import digest
 from knotwork.services.api.ratelimit import InMemoryRateLimiter, RateLimiter, RedisRateLimiter
+from knotwork.services.api.sessions import (
+    CSRF_HEADER,
+    SAFE_METHODS,
+    SESSION_COOKIE,
+    Session,
+    Sessions,
+    fingerprint,
+)
 from knotwork.services.api.tenancy import decide, named_tenants
 from knotwork.settings import AuthMode, Settings
 
-OPEN_PATHS = ("/healthz", "/metrics", "/docs", "/redoc", "/openapi.json")
+OPEN_PATHS = ("/healthz", "/metrics", "/docs", "/redoc", "/openapi.json",
+              # the sign-in checks the key it is given itself
+              "/admin/login", "/admin/admin.js")
 
 
 @dataclass(frozen=True)
@@ -42,7 +53,7 @@ class ScopeRule:
 SCOPE_RULES: tuple[ScopeRule, ...] = (
     ScopeRule(r"^/admin", Scope.ADMIN),
     ScopeRule(r"^/v1/(review|admin|keys)\b", Scope.ADMIN),
-    ScopeRule(r"/(merge|unmerge|approve|reject)\b", Scope.ADMIN),
+    ScopeRule(r"/(merge|unmerge|approve|reject|audit)\b", Scope.ADMIN),
     ScopeRule(r"^/v1/(episodes|documents|ingest|sync)\b", Scope.INGEST,
               frozenset({"POST", "PUT", "PATCH", "DELETE"})),
     ScopeRule(r"^/v1/entities$", Scope.INGEST, frozenset({"POST"})),
@@ -74,6 +85,10 @@ class Authenticator:
         self.limiter: RateLimiter = (
             RedisRateLimiter(settings.redis_url, settings.queue_prefix) if settings.redis_url
             else InMemoryRateLimiter())
+        secret = settings.admin_session_secret
+        self.sessions = Sessions(secret.get_secret_value() if secret else secrets.token_urlsafe(32),
+                                 settings.admin_session_minutes * 60)
+        self._live: tuple[float, dict[str, ApiKey]] | None = None
 
     def enforced_cached(self, scope: Scope) -> bool | None:
         """``enforced`` when it needs no store read (settings, or a fresh cached answer);
@@ -122,16 +137,50 @@ class Authenticator:
         admin = self._settings.admin_api_key
         if admin is None or not hmac.compare_digest(presented, digest(admin.get_secret_value())):
             return None
-        return ApiKey(id="settings-admin", prefix="settings", name="admin_api_key",
-                      scopes=[Scope.ADMIN], created_at=utcnow())
+        return _settings_admin()
+
+    def admin_fingerprint(self) -> str:
+        admin = self._settings.admin_api_key
+        return fingerprint(admin.get_secret_value()) if admin is not None else ""
+
+    def session_key(self, token: str) -> tuple[ApiKey, Session] | None:
+        """The admin key a session cookie was opened with, while the session and the key
+        live; None otherwise."""
+        session = self.sessions.read(token)
+        if session is None:
+            return None
+        if session.key_id == SETTINGS_ADMIN_ID:
+            if not session.fingerprint or session.fingerprint != self.admin_fingerprint():
+                return None  # admin_api_key unset or changed since
+            return _settings_admin(), session
+        key = self._live_keys().get(session.key_id)
+        if key is None or not key.allows(Scope.ADMIN):
+            return None
+        return key, session
+
+    def _live_keys(self) -> dict[str, ApiKey]:
+        now = time.monotonic()
+        with self._lock:
+            if self._live is not None and now - self._live[0] < self.CACHE_SECONDS:
+                return self._live[1]
+        live = {k.id: k for k in self._keys.list() if k.revoked_at is None}
+        with self._lock:
+            self._live = (now, live)
+        return live
 
     def forget(self) -> None:
         with self._lock:
             self._cache.clear()
             self._enforce = None
+            self._live = None
 
 
-ADMIN_COOKIE = "knotwork_admin"  # the admin page's sign-in: SHA-256 of the admin key
+SETTINGS_ADMIN_ID = "settings-admin"
+
+
+def _settings_admin() -> ApiKey:
+    return ApiKey(id=SETTINGS_ADMIN_ID, prefix="settings", name="admin_api_key",
+                  scopes=[Scope.ADMIN], created_at=utcnow())
 
 
 def _secret(request: Request) -> str | None:
@@ -152,6 +201,7 @@ async def authorize(request: Request) -> None:
     request.state.api_key = None
     request.state.tenant = None
     request.state.scope = None
+    request.state.session = None
     route = request.scope.get("route")
     template = getattr(route, "path", request.url.path)
     scope = scope_for(request.method, template)
@@ -183,15 +233,25 @@ async def _authenticate(request: Request, template: str, scope: Scope | None) ->
     if not enforced:
         return None
     secret = _secret(request)
-    cookie = request.cookies.get(ADMIN_COOKIE)
-    if secret is None and cookie is None:
+    cookie = request.cookies.get(SESSION_COOKIE)
+    if secret is None and cookie is not None:
+        opened = await anyio.to_thread.run_sync(auth.session_key, cookie)
+        if opened is not None:
+            key, session = opened
+            request.state.session = session
+            if request.method not in SAFE_METHODS and not hmac.compare_digest(
+                    request.headers.get(CSRF_HEADER, ""), session.csrf):
+                raise HTTPException(403, f"a signed-in session's request that changes something "
+                                         f"needs its CSRF token ({CSRF_HEADER})")
+            if not key.allows(scope):
+                raise HTTPException(403, f"this key lacks the {scope.value!r} scope")
+            return key
+    if secret is None:
         if template.startswith("/admin"):
             return None  # the admin pages answer with their sign-in page (and guard themselves)
-        raise _unauthorized("an API key is required (Authorization: Bearer <key> or X-API-Key)")
-    if secret is not None:
-        key = await anyio.to_thread.run_sync(auth.verify, secret)
-    else:
-        key = auth.verify_admin_digest(cookie or "")
+        raise _unauthorized("an API key is required (Authorization: Bearer <key> or X-API-Key); "
+                            "an admin session expired or ended: sign in again")
+    key = await anyio.to_thread.run_sync(auth.verify, secret)
     if key is None:
         raise _unauthorized("the API key is unknown or revoked")
     if not key.allows(scope):
