@@ -69,3 +69,25 @@ def test_merge_lineage(sql: SqlResolutionStore) -> None:
     assert sql.merged_into("g", "c") is None
     sql.delete_group("g")
     assert sql.get_merge("g", "m1") is None
+
+
+def test_review_page_filters_sorts_and_counts(sql: SqlResolutionStore) -> None:
+    from knotwork.resolution.models import ReviewFilter, ReviewSort
+
+    items = [ReviewItem(id=f"r{i}", group_id="g", mention=f"Ana {i}", entity_type=etype,
+                        entity_id=None, decision="new", score=score, episode_ids=["c"] * impact,
+                        created_at=NOW.replace(minute=i))
+             for i, (etype, score, impact) in enumerate(
+                 [("PERSON", 0.95, 1), ("PERSON", 0.6, 5), ("ORGANIZATION", 0.8, 3),
+                  ("PERSON", 0.75, 2)])]
+    sql.add_reviews([*items, ReviewItem(id="x", group_id="other", mention="Ana", entity_type="PERSON",
+                                        entity_id=None, decision="new", score=0.9, created_at=NOW)])
+    sql.decide_review("g", "r3", ReviewStatus.APPROVED, "admin", "kept")
+    page = sql.review_page("g", ReviewFilter(status=None, sort=ReviewSort.IMPACT))
+    assert [i.id for i in page.items] == ["r1", "r2", "r3", "r0"] and page.total == 4
+    assert page.counts == {"pending": 3, "approved": 1}
+    people = sql.review_page("g", ReviewFilter(entity_type="PERSON", sort=ReviewSort.SCORE))
+    assert [i.id for i in people.items] == ["r1", "r0"]  # pending only, least sure first
+    assert people.counts == {"pending": 2, "approved": 1}  # counts ignore the status filter
+    band = sql.review_page("g", ReviewFilter(min_score=0.7, max_score=0.9), offset=0, limit=1)
+    assert [i.id for i in band.items] == ["r2"] and band.total == 1

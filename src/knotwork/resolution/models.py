@@ -73,3 +73,31 @@ class MentionExample(BaseModel):
     chunk_id: str
     text: str
     snippet: str
+    document_title: str = ""
+    document_url: str | None = None
+
+
+class ReviewSort(StrEnum):
+    NEWEST = "newest"
+    IMPACT = "impact"  # most mentions affected first
+    SCORE = "score"  # lowest score (least sure) first
+
+
+class ReviewFilter(BaseModel):
+    """Which review items a page (or a bulk decision) covers."""
+
+    model_config = ConfigDict(extra="forbid")
+    status: ReviewStatus | None = ReviewStatus.PENDING  # None: every status
+    query: str = Field(default="", max_length=200)  # mention contains (case-insensitive)
+    entity_type: str | None = Field(default=None, max_length=32)
+    decision: str | None = Field(default=None, max_length=32)
+    min_score: float | None = Field(default=None, ge=0.0, le=1.0)
+    max_score: float | None = Field(default=None, ge=0.0, le=1.0)
+    sort: ReviewSort = ReviewSort.NEWEST
+
+
+class ReviewPage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    items: list[ReviewItem]
+    total: int  # items matching the filter
+    counts: dict[str, int]  # per status, under the filter's other conditions

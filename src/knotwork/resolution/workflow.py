@@ -5,6 +5,7 @@ search, the review queue (approve / reject / merge into another) and merge / unm
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
@@ -23,7 +24,9 @@ from knotwork.resolution.models import (
     AuditEntry,
     MentionExample,
     MergeRecord,
+    ReviewFilter,
     ReviewItem,
+    ReviewPage,
     ReviewStatus,
 )
 from knotwork.resolution.normalize import name_key, normalize_name, readable_name
@@ -54,6 +57,13 @@ class SearchHit(BaseModel):
     model_config = ConfigDict(extra="forbid")
     entity: Entity
     score: float
+
+
+class BulkDecision(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    decided: list[str]  # review item ids
+    failed: list[str]  # decided meanwhile, or their entity is gone
+    remaining: int  # pending items the filter still selects
 
 
 class ReviewView(BaseModel):
@@ -243,6 +253,25 @@ class EntityWorkflow:
     def reviews(self, status: ReviewStatus | None, query: str = "", limit: int = 50) -> list[ReviewItem]:
         return self.sql.list_reviews(self.group_id, status, query, limit)
 
+    def review_page(self, flt: ReviewFilter, offset: int = 0, limit: int = 50) -> ReviewPage:
+        return self.sql.review_page(self.group_id, flt, offset, limit)
+
+    def bulk_decide(self, flt: ReviewFilter, approve: bool, actor: str, limit: int = 500
+                    ) -> BulkDecision:
+        """Approve (keep) or reject (split off) up to ``limit`` pending items ``flt`` selects,
+        each exactly as one click would, each audited with ``actor``."""
+        pending = flt.model_copy(update={"status": ReviewStatus.PENDING})
+        decided: list[str] = []
+        failed: list[str] = []
+        for item in self.sql.review_page(self.group_id, pending, 0, limit).items:
+            try:
+                (self.approve if approve else self.reject)(item.id, actor)
+                decided.append(item.id)
+            except (MergeError, NotFoundError):  # decided meanwhile, or its entity is gone
+                failed.append(item.id)
+        remaining = self.sql.review_page(self.group_id, pending, 0, 1).total
+        return BulkDecision(decided=decided, failed=failed, remaining=remaining)
+
     def review_view(self, review_id: str) -> ReviewView:
         item = self.sql.get_review(self.group_id, review_id)
         if item is None:
@@ -255,6 +284,27 @@ class EntityWorkflow:
             except NotFoundError:
                 continue
         return ReviewView(item=item, entities=views)
+
+    def review_views(self, items: Sequence[ReviewItem]) -> list[ReviewView]:
+        """The queue's cards for a page of items, read in a few batched queries: each side's
+        entity, mention count and first mentions (no facts or merges: a card shows none)."""
+        wanted = list(dict.fromkeys(x for item in items
+                                    for x in (item.entity_id, *(c.entity_id for c in item.candidates))
+                                    if x))
+        live = {e.id: e for e in self.rt.graph.get_entities(self.group_id, wanted)}
+        canonical = {x: x if x in live else self.canonical_id(x) for x in wanted}
+        missing = [c for c in set(canonical.values()) if c is not None and c not in live]
+        live.update((e.id, e) for e in self.rt.graph.get_entities(self.group_id, missing))
+        counts = self.sql.mention_counts(self.group_id, list(live))
+        examples = self.sql.mention_examples_of(self.group_id, list(live))
+        cards = {x: EntityView(entity=e, relationships=[], mentions_count=counts.get(x, 0),
+                               examples=examples.get(x, []), merges=[]) for x, e in live.items()}
+        views = []
+        for item in items:
+            ids = [item.entity_id or "", *(c.entity_id for c in item.candidates)]
+            sides = dict.fromkeys(c for c in (canonical.get(x) for x in ids if x) if c in cards)
+            views.append(ReviewView(item=item, entities=[cards[c] for c in sides]))
+        return views
 
     def _review(self, review_id: str) -> ReviewItem:
         item = self.sql.get_review(self.group_id, review_id)

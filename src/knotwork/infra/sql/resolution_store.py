@@ -17,6 +17,7 @@ from knotwork.domain.timeutil import utcnow
 from knotwork.infra.sql.models import (
     AuditRow,
     ChunkRow,
+    DocumentRow,
     EntityBlockKeyRow,
     EntityMentionRow,
     EntityMergeRow,
@@ -27,7 +28,10 @@ from knotwork.resolution.models import (
     AuditEntry,
     MentionExample,
     MergeRecord,
+    ReviewFilter,
     ReviewItem,
+    ReviewPage,
+    ReviewSort,
     ReviewStatus,
 )
 
@@ -128,6 +132,37 @@ class SqlResolutionStore:
         stmt = stmt.order_by(ResolutionReviewRow.created_at.desc(), ResolutionReviewRow.id).limit(limit)
         with self._docs.transaction() as s:
             return [_review(r) for r in s.scalars(stmt)]
+
+    def review_page(self, group_id: str, flt: ReviewFilter, offset: int = 0,
+                    limit: int = 50) -> ReviewPage:
+        """A page of the review items ``flt`` selects, their total, and counts per status."""
+        row = ResolutionReviewRow
+        where = [row.group_id == group_id]
+        if flt.query:
+            where.append(func.lower(row.mention).contains(flt.query.lower()))
+        if flt.entity_type:
+            where.append(row.entity_type == flt.entity_type)
+        if flt.decision:
+            where.append(row.decision == flt.decision)
+        if flt.min_score is not None:
+            where.append(row.score >= flt.min_score)
+        if flt.max_score is not None:
+            where.append(row.score <= flt.max_score)
+        counts_stmt = select(row.status, func.count()).where(*where).group_by(row.status)
+        if flt.status is not None:
+            where.append(row.status == flt.status.value)
+        impact = (func.jsonb_array_length(row.episode_ids) if self._docs.dialect == "postgresql"
+                  else func.json_array_length(row.episode_ids))
+        order = {ReviewSort.NEWEST: (row.created_at.desc(), row.id),
+                 ReviewSort.IMPACT: (impact.desc(), row.created_at.desc(), row.id),
+                 ReviewSort.SCORE: (row.score, row.created_at.desc(), row.id)}[flt.sort]
+        page = select(row).where(*where).order_by(*order).offset(offset).limit(limit)
+        total = select(func.count()).select_from(row).where(*where)
+        with self._docs.transaction() as s:
+            items = [_review(r) for r in s.scalars(page)]
+            count = s.scalar(total) or 0
+            counts = {str(status): int(n) for status, n in s.execute(counts_stmt)}
+        return ReviewPage(items=items, total=count, counts=counts)
 
     def decide_review(self, group_id: str, review_id: str, status: ReviewStatus, actor: str,
                       outcome: str) -> bool:
@@ -237,19 +272,44 @@ class SqlResolutionStore:
 
     def mention_examples(self, group_id: str, entity_id: str, limit: int = 3,
                          window: int = 80) -> list[MentionExample]:
-        stmt = (select(EntityMentionRow.chunk_id, EntityMentionRow.text,
-                       EntityMentionRow.span_start, EntityMentionRow.span_end, ChunkRow.content)
-                .join(ChunkRow, ChunkRow.id == EntityMentionRow.chunk_id)
-                .where(EntityMentionRow.group_id == group_id,
-                       EntityMentionRow.entity_id == entity_id)
-                .order_by(EntityMentionRow.chunk_id, EntityMentionRow.span_start).limit(limit))
-        out: list[MentionExample] = []
+        return self.mention_examples_of(group_id, [entity_id], limit, window).get(entity_id, [])
+
+    def mention_examples_of(self, group_id: str, entity_ids: Sequence[str], limit: int = 3,
+                            window: int = 80) -> dict[str, list[MentionExample]]:
+        """The first ``limit`` mentions of each entity (by chunk, then position), in one query,
+        each with a snippet of ``window`` characters either side and its document."""
+        if not entity_ids:
+            return {}
+        mention = EntityMentionRow
+        rank = func.row_number().over(partition_by=mention.entity_id,
+                                      order_by=(mention.chunk_id, mention.span_start)).label("rank")
+        ranked = (select(mention.entity_id, mention.chunk_id, mention.text, mention.span_start,
+                         mention.span_end, rank)
+                  .where(mention.group_id == group_id,
+                         mention.entity_id.in_(list(dict.fromkeys(entity_ids))[:_IN]))
+                  .subquery())
+        stmt = (select(ranked.c.entity_id, ranked.c.chunk_id, ranked.c.text, ranked.c.span_start,
+                       ranked.c.span_end, ChunkRow.content, DocumentRow.title, DocumentRow.url)
+                .join(ChunkRow, ChunkRow.id == ranked.c.chunk_id)
+                .join(DocumentRow, DocumentRow.id == ChunkRow.document_id)
+                .where(ranked.c.rank <= limit)
+                .order_by(ranked.c.entity_id, ranked.c.rank))
+        out: dict[str, list[MentionExample]] = {}
         with self._docs.transaction() as s:
-            for chunk_id, text, start, end, content in s.execute(stmt):
+            for entity_id, chunk_id, text, start, end, content, title, url in s.execute(stmt):
                 lo, hi = max(0, start - window), min(len(content), end + window)
-                out.append(MentionExample(chunk_id=chunk_id, text=text,
-                                          snippet=" ".join(content[lo:hi].split())))
+                out.setdefault(entity_id, []).append(MentionExample(
+                    chunk_id=chunk_id, text=text, snippet=" ".join(content[lo:hi].split()),
+                    document_title=title, document_url=url))
         return out
+
+    def mention_counts(self, group_id: str, entity_ids: Sequence[str]) -> dict[str, int]:
+        stmt = (select(EntityMentionRow.entity_id, func.count())
+                .where(EntityMentionRow.group_id == group_id,
+                       EntityMentionRow.entity_id.in_(list(dict.fromkeys(entity_ids))[:_IN]))
+                .group_by(EntityMentionRow.entity_id))
+        with self._docs.transaction() as s:
+            return {str(entity_id): int(n) for entity_id, n in s.execute(stmt)}
 
     def record_audits(self, events: Sequence[AuditEvent]) -> None:
         if not events:

@@ -45,6 +45,13 @@
       url = "/v1/review/" + button.getAttribute("data-review") + "/merge";
     } else if (action === "unmerge") {
       url = "/v1/merges/" + button.getAttribute("data-merge") + "/unmerge";
+    } else if (action === "bulk") {
+      var what = button.getAttribute("data-bulk");
+      var holder = document.getElementById("bulk-query");
+      var query = holder ? holder.getAttribute("data-query") : "";
+      if (!window.confirm(what + " every pending item this filter selects?")) return;
+      url = "/v1/review/bulk?" + query;
+      body = { group_id: group, action: what };
     } else if (action === "logout") {
       post("/admin/logout", {}).then(function () {
         window.location.href = "/admin";
@@ -60,5 +67,36 @@
       button.disabled = false;
       show(err.message, false);
     });
+  });
+
+  // keyboard: j / k move between items, a approves, r rejects, ? shows the keys
+  var focused = -1;
+  function items() { return document.querySelectorAll("section.review"); }
+  function focusOn(index) {
+    var all = items();
+    if (!all.length) return;
+    focused = Math.max(0, Math.min(all.length - 1, index));
+    for (var i = 0; i < all.length; i++) all[i].classList.toggle("focus", i === focused);
+    all[focused].scrollIntoView({ block: "nearest" });
+  }
+  function press(selector) {
+    var all = items();
+    if (focused < 0 || focused >= all.length) return;
+    var target = all[focused].querySelector(selector);
+    if (target) target.click();
+  }
+  document.addEventListener("keydown", function (event) {
+    var tag = (event.target.tagName || "").toLowerCase();
+    if (tag === "input" || tag === "select" || tag === "textarea" || event.ctrlKey ||
+        event.metaKey || event.altKey) return;
+    if (event.key === "j") focusOn(focused + 1);
+    else if (event.key === "k") focusOn(focused - 1);
+    else if (event.key === "a") press("button[data-action=approve]");
+    else if (event.key === "r") press("button[data-action=reject]");
+    else if (event.key === "?") {
+      var help = document.getElementById("help");
+      if (help) help.hidden = !help.hidden;
+    } else return;
+    event.preventDefault();
   });
 })();

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from html import escape
 from urllib.parse import quote
 
-from knotwork.resolution.models import AuditEntry, ReviewCandidate, ReviewStatus
+from knotwork.resolution.models import AuditEntry, MentionExample, ReviewCandidate, ReviewStatus
 from knotwork.resolution.workflow import EntityView, ReviewView, SearchHit
 
 CSS = """
@@ -20,7 +21,8 @@ header a{color:#cfe0ff;text-decoration:none} main{padding:16px 20px}
 .snippet{color:#4b5563;font-size:12px;margin:4px 0} .muted{color:#6b7280}
 button{margin:4px 4px 0 0;padding:4px 10px;cursor:pointer} table{border-collapse:collapse}
 th,td{text-align:left;padding:3px 8px;border-bottom:1px solid #eceff3;vertical-align:top}
-#status.ok{color:#166534} #status.error{color:#b91c1c}
+#status.ok{color:#166534} #status.error{color:#b91c1c} mark{background:#fde68a}
+.review.focus{outline:2px solid #3b7ddd} .pager{margin:8px 0} .counts span{margin-right:12px}
 """
 
 
@@ -68,11 +70,27 @@ def _scores(c: ReviewCandidate | None) -> str:
             f"<td>type</td><td>{fmt(c.type_score)}</td></tr></table>")
 
 
+def highlight(snippet: str, mention: str) -> str:
+    """The snippet escaped, with the mention's occurrences in <mark>."""
+    if not mention.strip():
+        return escape(snippet)
+    parts = re.split(f"({re.escape(mention)})", snippet, flags=re.IGNORECASE)
+    return "".join(f"<mark>{escape(p)}</mark>" if i % 2 else escape(p) for i, p in enumerate(parts))
+
+
+def _example(m: MentionExample, mention: str) -> str:
+    title = escape(m.document_title or m.chunk_id)
+    source = (f"<a class='source' href='{escape(m.document_url)}'>{title}</a>"
+              if m.document_url and m.document_url.startswith(("http://", "https://"))
+              else f"<span class='source'>{title}</span>")
+    return f"<div class='snippet'>“…{highlight(m.snippet, mention or m.text)}…” — {source}</div>"
+
+
 def entity_card(view: EntityView, candidate: ReviewCandidate | None, attached: bool,
-                review_id: str | None, group: str) -> str:
+                review_id: str | None, group: str, mention: str = "") -> str:
     e = view.entity
-    examples = "".join(f"<div class='snippet'>“…{escape(m.snippet)}…”</div>"
-                       for m in view.examples) or "<div class='muted'>no stored mentions</div>"
+    examples = "".join(_example(m, mention) for m in view.examples) or (
+        "<div class='muted'>no stored mentions</div>")
     action = ""
     if review_id and not attached:
         action = (f"<button data-action='merge-into' data-review='{escape(review_id)}' "
@@ -91,7 +109,8 @@ def review_card(view: ReviewView, group: str) -> str:
     item = view.item
     by_id = {c.entity_id: c for c in item.candidates}
     cards = "".join(entity_card(v, by_id.get(v.entity.id), v.entity.id == item.entity_id,
-                                item.id if item.status is ReviewStatus.PENDING else None, group)
+                                item.id if item.status is ReviewStatus.PENDING else None, group,
+                                item.mention)
                     for v in view.entities)
     buttons = ""
     if item.status is ReviewStatus.PENDING:
@@ -104,21 +123,9 @@ def review_card(view: ReviewView, group: str) -> str:
             f"<div><strong>“{escape(item.mention)}”</strong> ({escape(item.entity_type)}) · "
             f"decision <code>{escape(item.decision)}</code> · score {item.score:.3f} · "
             f"<span class='review-status'>{escape(item.status.value)}</span> · "
-            f"chunks {escape(', '.join(item.episode_ids))}</div>"
+            f"{len(item.episode_ids)} mention(s) affected</div>"
             f"{'<div class=muted>' + escape(item.outcome or '') + '</div>' if item.outcome else ''}"
             f"<div class='side'>{cards}</div>{buttons}</section>")
-
-
-def queue_page(views: list[ReviewView], group: str, status: str, query: str,
-               signed: Signed | None = None) -> str:
-    options = "".join(f"<option value='{s}'{' selected' if s == status else ''}>{s}</option>"
-                      for s in ("pending", "approved", "rejected", "merged", "all"))
-    form = (f"<form method='get' action='/admin'><input type='hidden' name='group_id' "
-            f"value='{escape(group)}'><select name='status'>{options}</select> "
-            f"<input name='q' value='{escape(query)}' placeholder='filter by mention'> "
-            f"<button type='submit'>Filter</button></form>")
-    cards = "".join(review_card(v, group) for v in views) or "<p class='muted'>Nothing to review.</p>"
-    return page("Review queue", form + cards, group, signed)
 
 
 def search_page(hits: list[SearchHit], group: str, query: str,

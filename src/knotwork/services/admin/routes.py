@@ -18,11 +18,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from knotwork.domain.auth import Scope
 from knotwork.resolution.merge import NotFoundError
-from knotwork.resolution.models import ReviewStatus
 from knotwork.services.admin import render
+from knotwork.services.admin.queue import SCORE_BANDS, queue_page
 from knotwork.services.api.auth import SETTINGS_ADMIN_ID, Authenticator
 from knotwork.services.api.deps import KW, Tenant
-from knotwork.services.api.entity_routes import workflow
+from knotwork.services.api.entity_routes import Reviews, workflow
 from knotwork.services.api.sessions import SESSION_COOKIE, Session
 
 router = APIRouter(include_in_schema=False)
@@ -106,21 +106,20 @@ def logout(request: Request) -> JSONResponse:
 
 
 @router.get("/admin")
-def queue(request: Request, kw: KW, tenant: Tenant,
-          status: Annotated[str, Query(pattern="^(pending|approved|rejected|merged|all)$")]
-          = "pending", q: Annotated[str, Query(max_length=200)] = "") -> HTMLResponse:
+def queue(request: Request, kw: KW, tenant: Tenant, page: Reviews,
+          band: Annotated[str, Query(pattern="^(|high|mid|low)$")] = "") -> HTMLResponse:
     denied = _allowed(request, kw)
     if denied is not None:
         return denied
+    flt = page.filter
+    if band:
+        low, high = SCORE_BANDS[band]
+        flt = flt.model_copy(update={"min_score": low, "max_score": high})
     wf = workflow(kw, tenant)
-    items = wf.reviews(None if status == "all" else ReviewStatus(status), q, 50)
-    views = []
-    for item in items:
-        try:
-            views.append(wf.review_view(item.id))
-        except NotFoundError:
-            continue
-    return HTMLResponse(render.queue_page(views, wf.group_id, status, q, _context(request)))
+    found = wf.review_page(flt, page.offset, page.limit)
+    views = wf.review_views(found.items)
+    return HTMLResponse(queue_page(views, found, flt, wf.group_id, page.offset, page.limit,
+                                   _context(request)))
 
 
 @router.get("/admin/entities")

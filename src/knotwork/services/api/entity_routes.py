@@ -7,7 +7,8 @@ Errors are problem+json via the app's handlers: unknown ids 404, conflicts 409, 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, TypeVar
+from dataclasses import dataclass
+from typing import Annotated, Literal, TypeVar
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
@@ -16,7 +17,7 @@ from pydantic import Field, field_validator
 from knotwork.domain.auth import Scope
 from knotwork.domain.models import EntityType
 from knotwork.resolution.merge import MergeError, NotFoundError
-from knotwork.resolution.models import ReviewStatus
+from knotwork.resolution.models import ReviewFilter, ReviewSort, ReviewStatus
 from knotwork.resolution.workflow import EntityChanges, EntityWorkflow
 from knotwork.services.api.deps import KW, Group, Tenant
 from knotwork.services.api.request_models import NAME, TEXT, ApiInt, ApiRequest, LaxEnum
@@ -162,15 +163,58 @@ def get_entity(entity_id: str, kw: KW, tenant: Tenant) -> dict[str, object]:
 # --------------------------------------------------------------------------- admin: review queue
 
 
+@dataclass(frozen=True)
+class ReviewQuery:
+    """A page of the review queue: which items (the filter), from where, how many."""
+
+    filter: ReviewFilter
+    offset: int
+    limit: int
+
+
+def review_query(
+        status: Annotated[str, Query(pattern="^(pending|approved|rejected|merged|all)$")]
+        = "pending",
+        q: Annotated[str, Query(max_length=200, description="mention contains")] = "",
+        type: Annotated[EntityType | None, Query(description="entity type")] = None,
+        decision: Annotated[str | None, Query(pattern="^[a-z_]{1,32}$")] = None,
+        min_score: Annotated[float | None, Query(ge=0.0, le=1.0)] = None,
+        max_score: Annotated[float | None, Query(ge=0.0, le=1.0)] = None,
+        sort: ReviewSort = ReviewSort.NEWEST,
+        offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+        limit: Annotated[int, Query(ge=1, le=500)] = 50) -> ReviewQuery:
+    flt = ReviewFilter(status=None if status == "all" else ReviewStatus(status), query=q,
+                       entity_type=type.value if type else None, decision=decision,
+                       min_score=min_score, max_score=max_score, sort=sort)
+    return ReviewQuery(flt, offset, limit)
+
+
+Reviews = Annotated[ReviewQuery, Depends(review_query)]
+
+
 @router.get("/v1/review")
-def list_reviews(kw: KW, _: Admin, tenant: Tenant,
-                 status: Annotated[str, Query(pattern="^(pending|approved|rejected|merged|all)$")]
-                 = "pending",
-                 q: Annotated[str, Query(max_length=200)] = "",
-                 limit: Annotated[int, Query(ge=1, le=500)] = 50) -> dict[str, object]:
-    wanted = None if status == "all" else ReviewStatus(status)
-    items = workflow(kw, tenant).reviews(wanted, q, limit)
-    return {"items": [i.model_dump(mode="json") for i in items]}
+def list_reviews(kw: KW, _: Admin, tenant: Tenant, page: Reviews) -> dict[str, object]:
+    """The review queue, filtered and paged: ``items``, ``total`` (matching the filter) and
+    ``counts`` per status (under the filter's other conditions)."""
+    found = workflow(kw, tenant).review_page(page.filter, page.offset, page.limit)
+    return found.model_dump(mode="json") | {"offset": page.offset, "limit": page.limit}
+
+
+class BulkRequest(ApiRequest):
+    action: Literal["approve", "reject"]
+    group_id: str | None = Group
+
+
+@router.post("/v1/review/bulk")
+def bulk_decide(body: BulkRequest, kw: KW, tenant: Tenant, request: Request, actor: Admin,
+                page: Reviews) -> dict[str, object]:
+    """Approve or reject (split off) the pending items the query's filter selects (the same
+    parameters as ``GET /v1/review``; up to ``limit`` at a time, ``remaining`` says how many
+    are left), each as one click would, each audited with the actor."""
+    with request.app.state.write_lock:
+        done = workflow(kw, tenant).bulk_decide(page.filter, body.action == "approve", actor,
+                                                page.limit)
+    return done.model_dump(mode="json")
 
 
 @router.get("/v1/review/{review_id}")
