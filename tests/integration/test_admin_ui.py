@@ -130,6 +130,17 @@ def test_review_queue_actions_and_audit_trail(server: dict[str, Any], browser: A
     WebDriverWait(browser, 30).until(lambda d: "Review queue" in d.title)
     assert "signed in as admin_api_key" in browser.find_element(By.ID, "actor").text
 
+    # keyboard: j focuses the first item, j again the next; the mention is marked in snippets
+    body = browser.find_element(By.TAG_NAME, "body")
+    body.send_keys("j")
+    focused = browser.find_elements(By.CSS_SELECTOR, "section.review.focus")
+    assert len(focused) == 1
+    first = focused[0].get_attribute("data-review-id")
+    body.send_keys("j")
+    assert browser.find_element(By.CSS_SELECTOR, "section.review.focus").get_attribute(
+        "data-review-id") != first
+    assert browser.find_elements(By.CSS_SELECTOR, ".snippet mark")
+
     bob = _card(browser, "Bob Smith")
     names = [e.text for e in bob.find_elements(By.CSS_SELECTOR, ".entity .entity-name")]
     assert names == ["Robert Smith", "Robert Smyth"]  # side by side, the attached one first
