@@ -19,9 +19,11 @@ $(PRODUCT_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# the CPU build of torch first: an unpinned torch would pull GBs of CUDA packages
-	$(BIN)/python -m pip install --quiet "torch==$(TORCH_VERSION)+cpu" 2>/dev/null || \
-		$(BIN)/python -m pip install --quiet --index-url $(TORCH_CPU_INDEX) "torch==$(TORCH_VERSION)"
-	$(BIN)/python -m pip install --quiet -e .
+	# --no-compile: Python compiles what the product imports on first use; pip would compile
+	# every module of every package up front (~350 MB of .pyc, most never imported)
+	$(BIN)/python -m pip install --quiet --no-compile "torch==$(TORCH_VERSION)+cpu" 2>/dev/null || \
+		$(BIN)/python -m pip install --quiet --no-compile --index-url $(TORCH_CPU_INDEX) "torch==$(TORCH_VERSION)"
+	$(BIN)/python -m pip install --quiet --no-compile -e .
 	touch $(PRODUCT_STAMP)
 
 # The dev toolchain, on top of the product: what `make test` (and so CI) needs.
