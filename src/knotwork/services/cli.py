@@ -14,6 +14,7 @@ import typer
 
 from knotwork.domain.models import EntityType, EpisodeSource, QueryMode
 from knotwork.domain.timeutil import parse_user_time
+from knotwork.services.cli_examples import attach_examples
 from knotwork.settings import Settings
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -46,6 +47,23 @@ def _choice(value: str, options: type[T], what: str) -> T:
         fail(f"unknown {what} {value!r} (choose from: {allowed})")
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("knotwork")
+    except PackageNotFoundError:  # a source tree on PYTHONPATH, not installed
+        from knotwork import __version__
+
+        return __version__
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"knotwork {_version()}")
+        raise typer.Exit()
+
+
 @app.callback()
 def main_options(
     data_dir: Annotated[Path | None, typer.Option("--data-dir", envvar="KNOTWORK_DATA_DIR",
@@ -53,6 +71,8 @@ def main_options(
     group: Annotated[str | None, typer.Option("--group", envvar="KNOTWORK_GROUP",
                                               help="Tenant (group id).")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log progress details.")] = False,
+    version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_print_version,
+                                          help="Print the version and exit.")] = False,
 ) -> None:
     from knotwork.logging import configure_logging
 
@@ -157,10 +177,36 @@ def episode_add(
     _run(body)
 
 
+def _nothing_ingested(settings: Settings) -> NoReturn:
+    group = "" if settings.group == Settings.model_fields["group"].default else f" --group {settings.group}"
+    fail(f"nothing has been ingested into {settings.data_dir} (tenant {settings.group!r}): "
+         f"run `knotwork --data-dir {settings.data_dir}{group} ingest PATH` first")
+
+
+def _fail_if_nothing_ingested() -> None:
+    """Before any store opens: the documents live in the data dir and it does not exist, so
+    nothing was ingested there (opening the stores would create it)."""
+    settings = _State.settings or Settings()
+    if not settings.database_url and not settings.data_dir.exists():
+        _nothing_ingested(settings)
+
+
+def _fail_if_tenant_empty(kw: object) -> None:
+    from knotwork.core import Knotwork
+
+    assert isinstance(kw, Knotwork)
+    if kw.runtime.documents.counts(kw.settings.group).documents == 0:
+        _nothing_ingested(kw.settings)
+
+
 @app.command()
 def query(
     question: Annotated[str, typer.Argument(help="A question in plain language.")],
-    mode: Annotated[str, typer.Option("--mode", help="auto | local | global | drift")] = "auto",
+    mode: Annotated[QueryMode, typer.Option(
+        "--mode", case_sensitive=False,
+        help="auto picks local (one thing and its neighbours), global (the whole corpus, "
+             "from community summaries) or drift (global, then local follow-ups).")
+    ] = QueryMode.AUTO,
     as_of: Annotated[str | None, typer.Option("--as-of", help="Answer as of this date.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     level: Annotated[int | None, typer.Option("--level", min=0,
@@ -172,7 +218,7 @@ def query(
                      "documents whose source ACL they do not meet are left out.")] = None,
 ) -> None:
     """Ask a question; prints a cited answer (AUTO picks local, global or DRIFT)."""
-    chosen = _choice(mode.lower(), QueryMode, "mode")
+    chosen = QueryMode(mode)
     when = None
     if as_of is not None:
         try:
@@ -180,10 +226,13 @@ def query(
         except ValueError as exc:
             fail(str(exc))
 
+    _fail_if_nothing_ingested()
+
     def body(kw: object) -> None:
         from knotwork.core import Knotwork
 
         assert isinstance(kw, Knotwork)
+        _fail_if_tenant_empty(kw)
         result = kw.query(question, mode=chosen, as_of=when, community_level=level,
                           max_iterations=max_iterations, principals=as_reader)
         if as_json:
@@ -310,6 +359,7 @@ def _register_extensions() -> None:
 
 
 _register_extensions()
+attach_examples(app)
 
 
 def _first_line(text: str) -> str:
@@ -331,7 +381,7 @@ def main() -> None:
     # process started stops with it (`knotwork worker` installs its own graceful handler)
     signal.signal(signal.SIGTERM, _terminate)
     try:
-        code = app(standalone_mode=False)
+        code = app(standalone_mode=False, prog_name="knotwork")
     except click_exc.NoArgsIsHelpError as exc:  # the help text is already printed
         sys.exit(exc.exit_code)
     except click_exc.ClickException as exc:  # usage errors: bad option, missing argument, ...
