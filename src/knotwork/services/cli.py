@@ -116,8 +116,6 @@ def ingest(path: Annotated[Path, typer.Argument(help="Confluence JSON dir, Slack
            queue: Annotated[bool, typer.Option("--queue", help="Enqueue for `knotwork worker` "
                                                "instead of processing inline.")] = False) -> None:
     """Ingest a Confluence export, a Slack export (dir or zip), or text/markdown/HTML files."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from knotwork.ingestion.loaders.detect import load_path
     from knotwork.ingestion.loaders.errors import LoaderError
 
@@ -139,10 +137,10 @@ def ingest(path: Annotated[Path, typer.Argument(help="Confluence JSON dir, Slack
         from knotwork.core import Knotwork
 
         assert isinstance(kw, Knotwork)
-        columns = (TextColumn("[bold]ingest"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-        with Progress(*columns, transient=True, disable=not sys.stderr.isatty()) as bar:
-            task = bar.add_task("ingest", total=len(loaded.documents))
-            report = kw.ingest_documents(loaded.documents, progress=lambda n: bar.advance(task, n))
+        from knotwork.services.cli_progress import progress
+
+        with progress("ingest", len(loaded.documents)) as tracker:
+            report = kw.ingest_documents(loaded.documents, progress=tracker.advance)
         typer.echo(
             f"ingested {report.documents_ingested} {loaded.kind.value} documents "
             f"({report.documents_unchanged} unchanged, {report.chunks} chunks, "
