@@ -12,6 +12,7 @@ from typing import Annotated, NoReturn, TypeVar
 
 import typer
 
+from knotwork.domain.errors import StoreBusy
 from knotwork.domain.models import EntityType, EpisodeSource, QueryMode
 from knotwork.domain.timeutil import parse_user_time
 from knotwork.services.cli_examples import attach_examples
@@ -95,6 +96,8 @@ def _knotwork() -> Iterator[object]:
     settings = _State.settings or Settings()
     try:
         kw = Knotwork(settings)
+    except StoreBusy:
+        fail(busy_message(settings))
     except Exception as exc:  # noqa: BLE001 - any store that cannot open: one line, exit 2
         detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         fail(f"cannot open the stores in {settings.data_dir}: {detail}")
@@ -104,6 +107,14 @@ def _knotwork() -> Iterator[object]:
         fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     finally:
         kw.close()
+
+
+def busy_message(settings: Settings) -> str:
+    """What to do when another process holds the embedded stores (one line)."""
+    return (f"the embedded stores in {settings.data_dir} are in use by another process (a running "
+            "`knotwork serve`, `worker` or `mcp`?): stop it and retry, ask the running server "
+            "over its REST API, or use a Qdrant server (KNOTWORK_VECTOR_BACKEND=qdrant, "
+            "KNOTWORK_QDRANT_URL) so that several processes can share the stores")
 
 
 def _run(body: Callable[[object], None]) -> None:
@@ -389,6 +400,9 @@ def main() -> None:
     except typer.Abort:
         typer.echo("knotwork: error: aborted", err=True)
         sys.exit(1)
+    except StoreBusy:  # whichever command touched the embedded vectors first
+        typer.echo(f"knotwork: error: {busy_message(_State.settings or Settings())}", err=True)
+        sys.exit(2)
     except Exception as exc:  # an unexpected failure: still one line, exit 1
         if _State.verbose:
             raise
