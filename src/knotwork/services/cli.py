@@ -16,7 +16,7 @@ from knotwork.domain.errors import StoreBusy
 from knotwork.domain.models import EntityType, EpisodeSource, QueryMode
 from knotwork.domain.timeutil import parse_user_time
 from knotwork.services.cli_examples import attach_examples
-from knotwork.settings import Settings
+from knotwork.settings import LogFormat, Settings
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Knotwork: an entity-resolved, bi-temporal knowledge graph with cited answers.")
@@ -74,17 +74,22 @@ def main_options(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log progress details.")] = False,
     version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_print_version,
                                           help="Print the version and exit.")] = False,
+    log_json: Annotated[bool, typer.Option(
+        "--log-json", help="Logs as JSON lines on stderr (also KNOTWORK_LOG_FORMAT=json).")] = False,
 ) -> None:
     from knotwork.logging import configure_logging
 
-    configure_logging("INFO" if verbose else "WARNING")
     _State.verbose = verbose
     overrides: dict[str, object] = {}
     if data_dir is not None:
         overrides["data_dir"] = data_dir
     if group is not None:
         overrides["group"] = group
+    if log_json:
+        overrides["log_format"] = LogFormat.JSON
     _State.settings = Settings(**overrides)  # type: ignore[arg-type]
+    configure_logging("INFO" if verbose else "WARNING",
+                      json_logs=_State.settings.log_format is LogFormat.JSON)
 
 
 @contextmanager
@@ -328,6 +333,11 @@ def serve(
     # Routes run in worker threads: a 1 ms GIL switch interval (CPython's default is 5 ms)
     # keeps a cheap request from waiting a whole slice behind an expensive one under load.
     sys.setswitchinterval(0.001)
+
+    from knotwork.logging import configure_logging
+
+    # one structured line per request (method, route, status, ms) at INFO, on stderr
+    configure_logging("INFO", json_logs=(_State.settings or Settings()).log_format is LogFormat.JSON)
 
     def body(kw: object) -> None:
         from knotwork.core import Knotwork

@@ -115,7 +115,7 @@ def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = 
     if not structlog.is_configured():  # plain tracebacks, never rich ones with locals (secrets)
         from knotwork.logging import configure_logging
 
-        configure_logging("INFO")
+        configure_logging("INFO", json_logs=settings.log_format == "json")
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
