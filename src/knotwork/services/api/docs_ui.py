@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import structlog
 from fastapi import FastAPI, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, RedirectResponse
@@ -17,6 +18,7 @@ from knotwork.settings import AuthMode
 DOCS = "/docs"
 ASSETS = "/docs/assets"
 BEARER, API_KEY = "bearerAuth", "apiKeyHeader"
+log = structlog.get_logger(__name__)
 _METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
 SECURITY_SCHEMES: dict[str, dict[str, str]] = {
@@ -44,22 +46,35 @@ def add_security(schema: dict[str, Any], mode: AuthMode) -> None:
                 operation["security"] = keyed if scope_for(method.upper(), path) else []
 
 
+def _swagger_ui_assets() -> str | None:
+    """The installed Swagger UI directory; None (and a warning) in an environment installed
+    before the dependency was added, so the API still serves."""
+    try:
+        from swagger_ui_bundle import swagger_ui_path
+    except ImportError:
+        log.warning("docs.assets_missing", detail="swagger-ui-bundle-v2 is not installed: "
+                    "/docs loads Swagger UI from its CDN (blank offline)")
+        return None
+    return str(swagger_ui_path)
+
+
 def install_docs(app: FastAPI, mode: AuthMode) -> None:
     """Mount the Swagger UI assets, serve ``/docs`` from them, redirect ``/`` and add the
     security schemes to the schema. The app must be built with ``docs_url=None``."""
-    from swagger_ui_bundle import swagger_ui_path
-
-    app.mount(ASSETS, StaticFiles(directory=str(swagger_ui_path)), name="docs-assets")
+    assets = _swagger_ui_assets()
+    if assets is not None:
+        app.mount(ASSETS, StaticFiles(directory=assets), name="docs-assets")
 
     @app.get(DOCS, include_in_schema=False)
     def docs(request: Request) -> HTMLResponse:
         root = request.scope.get("root_path", "")
+        local = {} if assets is None else {
+            "swagger_js_url": f"{root}{ASSETS}/swagger-ui-bundle.js",
+            "swagger_css_url": f"{root}{ASSETS}/swagger-ui.css",
+            "swagger_favicon_url": f"{root}{ASSETS}/favicon-32x32.png"}
         return get_swagger_ui_html(
             openapi_url=f"{root}{app.openapi_url}", title=f"{app.title} API",
-            swagger_js_url=f"{root}{ASSETS}/swagger-ui-bundle.js",
-            swagger_css_url=f"{root}{ASSETS}/swagger-ui.css",
-            swagger_favicon_url=f"{root}{ASSETS}/favicon-32x32.png",
-            swagger_ui_parameters={"persistAuthorization": True})
+            swagger_ui_parameters={"persistAuthorization": True}, **local)
 
     @app.get("/", include_in_schema=False)
     def home(request: Request) -> RedirectResponse:
