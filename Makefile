@@ -2,18 +2,32 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# two install sets: the product (what `make demo` needs) and, on top of it, the dev toolchain
+PRODUCT_STAMP := $(VENV)/.knotwork-product
 STAMP := $(VENV)/.knotwork-installed
 DEMO_DIR ?= .knotwork/demo
 QUESTION ?= Who leads Project Atlas?
+TORCH_VERSION := 2.13.0
+# where the CPU build of torch lives when no local index carries it (PyPI's Linux torch is the CUDA build)
+TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
 
 .PHONY: install demo test bench lint clean
 
-$(STAMP): pyproject.toml tools/cypher-lint/package-lock.json
+# The product: torch (CPU build) and `pip install -e .`; no compiler, no npm, no apt.
+$(PRODUCT_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	# the CPU build of torch first: an unpinned torch would pull GBs of CUDA packages
-	$(BIN)/python -m pip install --quiet torch==2.13.0
+	# --no-compile: Python compiles what the product imports on first use; pip would compile
+	# every module of every package up front (~350 MB of .pyc, most never imported)
+	$(BIN)/python -m pip install --quiet --no-compile "torch==$(TORCH_VERSION)+cpu" 2>/dev/null || \
+		$(BIN)/python -m pip install --quiet --no-compile --index-url $(TORCH_CPU_INDEX) "torch==$(TORCH_VERSION)"
+	$(BIN)/python -m pip install --quiet --no-compile -e .
+	touch $(PRODUCT_STAMP)
+
+# The dev toolchain, on top of the product: what `make test` (and so CI) needs.
+$(STAMP): $(PRODUCT_STAMP) tools/cypher-lint/package-lock.json
 	# dev includes llama-cpp-python (built from source, ~7 min): portable CPU flags, since the
 	# default native build crashes on some CPUs (AMX path)
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet -e '.[dev]'
@@ -29,7 +43,7 @@ $(STAMP): pyproject.toml tools/cypher-lint/package-lock.json
 
 install: $(STAMP)
 
-demo: $(STAMP)
+demo: $(PRODUCT_STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/knotwork --data-dir $(DEMO_DIR) ingest src/knotwork/sample_data
 	HF_HUB_OFFLINE=1 $(BIN)/knotwork --data-dir $(DEMO_DIR) query "$(QUESTION)"
 

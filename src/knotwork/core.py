@@ -80,6 +80,7 @@ class Knotwork:
 
     def __init__(self, settings: Settings | None = None, *, runtime: Runtime | None = None) -> None:
         self.settings = settings or (runtime.settings if runtime else Settings())
+        _quiet_unconfigured_logs(self.settings)
         self._rt = runtime or open_runtime(self.settings)
         self._pipelines: dict[str, IngestionPipeline] = {}
         self._build_lock = threading.Lock()
@@ -334,6 +335,17 @@ class Knotwork:
         """``context`` (surrounding text) adds the embedding cosine to the score."""
         etype = EntityType(entity_type.upper()) if isinstance(entity_type, str) else entity_type
         return resolve_mention(self._rt, self._group(group_id), mention, etype, context)
+
+
+def _quiet_unconfigured_logs(settings: Settings) -> None:
+    """structlog unconfigured prints every level on stdout, which is the caller's output: a
+    program that set up no logging gets warnings and errors on stderr instead."""
+    import structlog
+
+    if not structlog.is_configured():
+        from knotwork.logging import configure_logging
+
+        configure_logging("WARNING", json_logs=settings.log_format == "json")
 
 
 def _json_to_text(content: str) -> str:

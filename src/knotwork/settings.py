@@ -37,6 +37,11 @@ class LLMJsonMode(StrEnum):
     PROMPT = "prompt"  # no response_format: the schema is written into the prompt
 
 
+class LogFormat(StrEnum):
+    CONSOLE = "console"  # key=value lines for people
+    JSON = "json"  # one JSON object per line, for a log pipeline
+
+
 class AuthMode(StrEnum):
     OFF = "off"  # no keys checked (a trusted network or local use)
     ON = "on"  # every /v1 and /admin request needs a key
@@ -202,6 +207,8 @@ class Settings(BaseSettings):
     max_request_bytes: int = Field(default=10_000_000, ge=1024, description="API request body cap")
     retry_after_s: int = Field(default=5, ge=1, description="Retry-After on 503 (store down)")
     otel_endpoint: str | None = None  # OTLP/HTTP traces, e.g. http://collector:4318/v1/traces
+    # structured logs on stderr (CLI, API, library): console lines or JSON objects
+    log_format: LogFormat = LogFormat.CONSOLE
 
     # live sources (``knotwork sync``); tokens are secrets: never printed or logged
     confluence_url: str | None = None  # e.g. https://acme.atlassian.net

@@ -312,6 +312,30 @@ def test_an_error_is_one_line_and_loses_nothing(case: str, kb: KnowledgeBase,
     assert kb.cli.snapshot() == kb.export
 
 
+def test_query_where_nothing_was_ingested_says_so_and_creates_nothing(fresh: Cli) -> None:
+    proc = fresh.run("query", "Who leads Project Atlas?", ok=False)
+    assert proc.returncode != 0 and proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and "nothing has been ingested" in lines[0], proc.stderr
+    assert not fresh.data_dir.exists()
+
+
+def test_query_on_a_tenant_with_nothing_ingested_says_so(kb: KnowledgeBase) -> None:
+    other = Cli(kb.cli.data_dir, kb.cli.falkordb_url)  # the same data dir, another tenant
+    proc = other.run("query", "Who leads Project Atlas?", ok=False)
+    assert proc.returncode != 0 and proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and "nothing has been ingested" in lines[0], proc.stderr
+    assert f"--group {other.group} ingest" in lines[0]
+    assert kb.cli.ask("Who leads Project Atlas?")["citations"]  # the ingested tenant still answers
+
+
+def test_version_is_one_line_and_opens_nothing(fresh: Cli) -> None:
+    proc = fresh.run("--version")
+    assert proc.stdout.strip() == f"knotwork {knotwork.__version__}"
+    assert not fresh.data_dir.exists()
+
+
 # --------------------------------------------------------------------------- PostgreSQL
 
 

@@ -128,6 +128,8 @@ def test_a_locked_vector_store_is_a_clear_error(tmp_path: Path) -> None:
         assert proc.returncode == 2
         [line] = proc.stderr.strip().splitlines()
         assert "another process" in line and "qdrant" in line
+        # what to do about it: which process to stop, or how to share the stores
+        assert "knotwork serve" in line and "KNOTWORK_QDRANT_URL" in line
     assert _run(data, "query", "Who leads Project Kestrel?").returncode == 0  # free again
 
 

@@ -12,9 +12,11 @@ from typing import Annotated, NoReturn, TypeVar
 
 import typer
 
+from knotwork.domain.errors import StoreBusy
 from knotwork.domain.models import EntityType, EpisodeSource, QueryMode
 from knotwork.domain.timeutil import parse_user_time
-from knotwork.settings import Settings
+from knotwork.services.cli_examples import attach_examples
+from knotwork.settings import LogFormat, Settings
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Knotwork: an entity-resolved, bi-temporal knowledge graph with cited answers.")
@@ -46,6 +48,23 @@ def _choice(value: str, options: type[T], what: str) -> T:
         fail(f"unknown {what} {value!r} (choose from: {allowed})")
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("knotwork")
+    except PackageNotFoundError:  # a source tree on PYTHONPATH, not installed
+        from knotwork import __version__
+
+        return __version__
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"knotwork {_version()}")
+        raise typer.Exit()
+
+
 @app.callback()
 def main_options(
     data_dir: Annotated[Path | None, typer.Option("--data-dir", envvar="KNOTWORK_DATA_DIR",
@@ -53,17 +72,24 @@ def main_options(
     group: Annotated[str | None, typer.Option("--group", envvar="KNOTWORK_GROUP",
                                               help="Tenant (group id).")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log progress details.")] = False,
+    version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_print_version,
+                                          help="Print the version and exit.")] = False,
+    log_json: Annotated[bool, typer.Option(
+        "--log-json", help="Logs as JSON lines on stderr (also KNOTWORK_LOG_FORMAT=json).")] = False,
 ) -> None:
     from knotwork.logging import configure_logging
 
-    configure_logging("INFO" if verbose else "WARNING")
     _State.verbose = verbose
     overrides: dict[str, object] = {}
     if data_dir is not None:
         overrides["data_dir"] = data_dir
     if group is not None:
         overrides["group"] = group
+    if log_json:
+        overrides["log_format"] = LogFormat.JSON
     _State.settings = Settings(**overrides)  # type: ignore[arg-type]
+    configure_logging("INFO" if verbose else "WARNING",
+                      json_logs=_State.settings.log_format is LogFormat.JSON)
 
 
 @contextmanager
@@ -75,6 +101,8 @@ def _knotwork() -> Iterator[object]:
     settings = _State.settings or Settings()
     try:
         kw = Knotwork(settings)
+    except StoreBusy:
+        fail(busy_message(settings))
     except Exception as exc:  # noqa: BLE001 - any store that cannot open: one line, exit 2
         detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         fail(f"cannot open the stores in {settings.data_dir}: {detail}")
@@ -84,6 +112,14 @@ def _knotwork() -> Iterator[object]:
         fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     finally:
         kw.close()
+
+
+def busy_message(settings: Settings) -> str:
+    """What to do when another process holds the embedded stores (one line)."""
+    return (f"the embedded stores in {settings.data_dir} are in use by another process (a running "
+            "`knotwork serve`, `worker` or `mcp`?): stop it and retry, ask the running server "
+            "over its REST API, or use a Qdrant server (KNOTWORK_VECTOR_BACKEND=qdrant, "
+            "KNOTWORK_QDRANT_URL) so that several processes can share the stores")
 
 
 def _run(body: Callable[[object], None]) -> None:
@@ -96,8 +132,6 @@ def ingest(path: Annotated[Path, typer.Argument(help="Confluence JSON dir, Slack
            queue: Annotated[bool, typer.Option("--queue", help="Enqueue for `knotwork worker` "
                                                "instead of processing inline.")] = False) -> None:
     """Ingest a Confluence export, a Slack export (dir or zip), or text/markdown/HTML files."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from knotwork.ingestion.loaders.detect import load_path
     from knotwork.ingestion.loaders.errors import LoaderError
 
@@ -119,10 +153,10 @@ def ingest(path: Annotated[Path, typer.Argument(help="Confluence JSON dir, Slack
         from knotwork.core import Knotwork
 
         assert isinstance(kw, Knotwork)
-        columns = (TextColumn("[bold]ingest"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-        with Progress(*columns, transient=True, disable=not sys.stderr.isatty()) as bar:
-            task = bar.add_task("ingest", total=len(loaded.documents))
-            report = kw.ingest_documents(loaded.documents, progress=lambda n: bar.advance(task, n))
+        from knotwork.services.cli_progress import progress
+
+        with progress("ingest", len(loaded.documents)) as tracker:
+            report = kw.ingest_documents(loaded.documents, progress=tracker.advance)
         typer.echo(
             f"ingested {report.documents_ingested} {loaded.kind.value} documents "
             f"({report.documents_unchanged} unchanged, {report.chunks} chunks, "
@@ -157,10 +191,36 @@ def episode_add(
     _run(body)
 
 
+def _nothing_ingested(settings: Settings) -> NoReturn:
+    group = "" if settings.group == Settings.model_fields["group"].default else f" --group {settings.group}"
+    fail(f"nothing has been ingested into {settings.data_dir} (tenant {settings.group!r}): "
+         f"run `knotwork --data-dir {settings.data_dir}{group} ingest PATH` first")
+
+
+def _fail_if_nothing_ingested() -> None:
+    """Before any store opens: the documents live in the data dir and it does not exist, so
+    nothing was ingested there (opening the stores would create it)."""
+    settings = _State.settings or Settings()
+    if not settings.database_url and not settings.data_dir.exists():
+        _nothing_ingested(settings)
+
+
+def _fail_if_tenant_empty(kw: object) -> None:
+    from knotwork.core import Knotwork
+
+    assert isinstance(kw, Knotwork)
+    if kw.runtime.documents.counts(kw.settings.group).documents == 0:
+        _nothing_ingested(kw.settings)
+
+
 @app.command()
 def query(
     question: Annotated[str, typer.Argument(help="A question in plain language.")],
-    mode: Annotated[str, typer.Option("--mode", help="auto | local | global | drift")] = "auto",
+    mode: Annotated[QueryMode, typer.Option(
+        "--mode", case_sensitive=False,
+        help="auto picks local (one thing and its neighbours), global (the whole corpus, "
+             "from community summaries) or drift (global, then local follow-ups).")
+    ] = QueryMode.AUTO,
     as_of: Annotated[str | None, typer.Option("--as-of", help="Answer as of this date.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     level: Annotated[int | None, typer.Option("--level", min=0,
@@ -172,7 +232,7 @@ def query(
                      "documents whose source ACL they do not meet are left out.")] = None,
 ) -> None:
     """Ask a question; prints a cited answer (AUTO picks local, global or DRIFT)."""
-    chosen = _choice(mode.lower(), QueryMode, "mode")
+    chosen = QueryMode(mode)
     when = None
     if as_of is not None:
         try:
@@ -180,10 +240,13 @@ def query(
         except ValueError as exc:
             fail(str(exc))
 
+    _fail_if_nothing_ingested()
+
     def body(kw: object) -> None:
         from knotwork.core import Knotwork
 
         assert isinstance(kw, Knotwork)
+        _fail_if_tenant_empty(kw)
         result = kw.query(question, mode=chosen, as_of=when, community_level=level,
                           max_iterations=max_iterations, principals=as_reader)
         if as_json:
@@ -271,6 +334,11 @@ def serve(
     # keeps a cheap request from waiting a whole slice behind an expensive one under load.
     sys.setswitchinterval(0.001)
 
+    from knotwork.logging import configure_logging
+
+    # one structured line per request (method, route, status, ms) at INFO, on stderr
+    configure_logging("INFO", json_logs=(_State.settings or Settings()).log_format is LogFormat.JSON)
+
     def body(kw: object) -> None:
         from knotwork.core import Knotwork
 
@@ -310,6 +378,7 @@ def _register_extensions() -> None:
 
 
 _register_extensions()
+attach_examples(app)
 
 
 def _first_line(text: str) -> str:
@@ -331,7 +400,7 @@ def main() -> None:
     # process started stops with it (`knotwork worker` installs its own graceful handler)
     signal.signal(signal.SIGTERM, _terminate)
     try:
-        code = app(standalone_mode=False)
+        code = app(standalone_mode=False, prog_name="knotwork")
     except click_exc.NoArgsIsHelpError as exc:  # the help text is already printed
         sys.exit(exc.exit_code)
     except click_exc.ClickException as exc:  # usage errors: bad option, missing argument, ...
@@ -341,6 +410,9 @@ def main() -> None:
     except typer.Abort:
         typer.echo("knotwork: error: aborted", err=True)
         sys.exit(1)
+    except StoreBusy:  # whichever command touched the embedded vectors first
+        typer.echo(f"knotwork: error: {busy_message(_State.settings or Settings())}", err=True)
+        sys.exit(2)
     except Exception as exc:  # an unexpected failure: still one line, exit 1
         if _State.verbose:
             raise

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -39,7 +38,7 @@ def build(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Detect communities (hierarchical Leiden) and summarize them; replaces the old ones."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from knotwork.services.cli_progress import progress as tracked
 
     def body(kw: Knotwork) -> None:
         if stale:
@@ -47,15 +46,10 @@ def build(
             typer.echo(json.dumps({"resummarized": ids}) if as_json
                        else f"re-summarized {len(ids)} stale communities")
             return
-        columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                   TimeElapsedColumn())
-        with Progress(*columns, transient=True, disable=not sys.stderr.isatty()) as bar:
-            tasks: dict[str, int] = {}
+        with tracked("communities", None) as tracker:
 
             def progress(stage: str, done: int, total: int) -> None:
-                if stage not in tasks:
-                    tasks[stage] = int(bar.add_task(stage, total=total))
-                bar.update(tasks[stage], completed=done, total=total)  # type: ignore[arg-type]
+                tracker.update(done, total, label=stage)
 
             report = kw.build_communities(progress=progress)
         if as_json:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -74,17 +73,13 @@ def reresolve(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Re-run resolution over the tenant (after threshold changes): merges are undoable."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
     from knotwork.resolution.reresolve import reresolve as run
+    from knotwork.services.cli_progress import progress
 
     def body(kw: Knotwork) -> None:
         total = kw.runtime.graph.counts(kw.settings.group).entities
-        with Progress(TextColumn("[bold]re-resolve"), BarColumn(), MofNCompleteColumn(),
-                      transient=True, disable=not sys.stderr.isatty()) as bar:
-            task = bar.add_task("re-resolve", total=total)
-            report = run(kw.runtime, kw.settings.group, dry_run=dry_run,
-                         progress=lambda n: bar.advance(task, n))
+        with progress("re-resolve", total) as tracker:
+            report = run(kw.runtime, kw.settings.group, dry_run=dry_run, progress=tracker.advance)
         if as_json:
             typer.echo(report.model_dump_json(indent=2))
             return

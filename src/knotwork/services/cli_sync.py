@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
@@ -75,8 +74,6 @@ def _print(report: SyncReport, as_json: bool) -> None:
 
 
 def _sync(make_source: Callable[[], SyncSource], as_json: bool, queue: bool = False) -> None:
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
     from knotwork.core import Knotwork
     from knotwork.services import cli
 
@@ -84,16 +81,15 @@ def _sync(make_source: Callable[[], SyncSource], as_json: bool, queue: bool = Fa
     try:
         with cli._knotwork() as kw:
             assert isinstance(kw, Knotwork)
-            columns = (SpinnerColumn(), TextColumn("[bold]sync {task.completed} documents"),
-                       TimeElapsedColumn())
-            with Progress(*columns, transient=True, disable=not sys.stderr.isatty()) as bar:
-                task = bar.add_task("sync", total=None)
+            from knotwork.services.cli_progress import progress
+
+            with progress("sync documents", None) as tracker:
                 if queue:  # new and changed documents go to `knotwork worker`
                     from knotwork.services.cli_worker import queued_sync
 
-                    report = queued_sync(kw, source, lambda n: bar.advance(task, n))
+                    report = queued_sync(kw, source, tracker.advance)
                 else:
-                    report = kw.sync(source, progress=lambda n: bar.advance(task, n))
+                    report = kw.sync(source, progress=tracker.advance)
             _print(report, as_json)
     finally:
         close = getattr(getattr(source, "_client", None), "close", None)

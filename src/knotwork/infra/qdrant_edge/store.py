@@ -30,6 +30,7 @@ from pathlib import Path
 import qdrant_edge as qe
 import structlog
 
+from knotwork.domain.errors import StoreBusy
 from knotwork.domain.ports import Collection, VectorHit, VectorPoint
 from knotwork.infra.vector_factory import (
     COLLECTION_SPECS,
@@ -139,7 +140,7 @@ class QdrantEdgeVectorStore:
             try:
                 shard = qe.EdgeShard.load(str(directory))
             except Exception as exc:  # the engine raises bare Exception
-                raise RuntimeError(
+                raise StoreBusy(
                     f"cannot open qdrant-edge shard {directory} (is another process using it?): "
                     f"{exc}"
                 ) from exc

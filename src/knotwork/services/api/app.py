@@ -20,6 +20,7 @@ from knotwork.domain.errors import UnknownReference
 from knotwork.observability.metrics import render_latest
 from knotwork.observability.tracing import configure_tracing
 from knotwork.services.api.auth import Authenticator, authorize
+from knotwork.services.api.docs_ui import install_docs
 from knotwork.services.api.middleware import OpsMiddleware, is_store_outage
 from knotwork.services.api.query_hits import HitBodies
 from knotwork.services.api.request_models import PATTERN_MESSAGES
@@ -118,7 +119,7 @@ def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = 
     if not structlog.is_configured():  # plain tracebacks, never rich ones with locals (secrets)
         from knotwork.logging import configure_logging
 
-        configure_logging("INFO")
+        configure_logging("INFO", json_logs=settings.log_format == "json")
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -141,7 +142,7 @@ def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = 
                 await anyio.to_thread.run_sync(kw.close)
 
     app = FastAPI(title="Knotwork", version="0.1.0", lifespan=lifespan, responses=PROBLEM_RESPONSES,
-                  dependencies=[Depends(authorize)])
+                  dependencies=[Depends(authorize)], docs_url=None, redoc_url=None)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -197,4 +198,5 @@ def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = 
     app.include_router(community_routes.router)
     app.include_router(graph_routes.router)
     app.include_router(stream_routes.router)
+    install_docs(app, settings.auth_mode)  # /docs from local assets, GET / -> /docs, securitySchemes
     return app

@@ -83,10 +83,15 @@ class OpsMiddleware:
 
 
 def _observe(scope: Scope, status: int, started: float) -> None:
+    """The latency histogram and the request's log line (INFO: the route template, not the
+    raw path, so ids and query strings stay out of the logs)."""
     route = scope.get("route")
     template = getattr(route, "path", None) or "unmatched"
-    get_metrics().http_seconds.labels(scope.get("method", "?"), template, str(status)).observe(
-        time.perf_counter() - started)
+    method = scope.get("method", "?")
+    seconds = time.perf_counter() - started
+    get_metrics().http_seconds.labels(method, template, str(status)).observe(seconds)
+    log.info("http.request", method=method, route=template, status=status,
+             ms=round(seconds * 1000, 1))
 
 
 async def _too_large(send: Send, request_id: str, limit: int) -> None:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Self
 
 import structlog
 
+from knotwork.domain.errors import StoreBusy
 from knotwork.domain.ports import Collection, VectorHit, VectorPoint, VectorStore
 from knotwork.settings import Settings, VectorBackend
 
@@ -67,7 +68,7 @@ class LeasedVectors:
                     store.count(collection, "")
             except RuntimeError as exc:
                 store.close()
-                if "another process" not in str(exc) or time.monotonic() >= deadline:
+                if not isinstance(exc, StoreBusy) or time.monotonic() >= deadline:
                     raise
                 log.info("worker.vectors_busy", wait=pause)
                 time.sleep(pause)
