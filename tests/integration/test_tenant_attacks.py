@@ -137,6 +137,7 @@ def _bodies(stage: Stage) -> dict[tuple[str, str], dict[str, object] | None]:
         ("POST", "/v1/review/{review_id}/approve"): {},
         ("POST", "/v1/review/{review_id}/reject"): {},
         ("POST", "/v1/review/{review_id}/merge"): {"target_id": stage.beta_other},
+        ("POST", "/v1/review/bulk"): {"action": "reject"},
         ("GET", "/v1/communities"): None,
         ("GET", "/v1/communities/{community_id}"): None,
         ("GET", "/v1/reports/latest"): None,
