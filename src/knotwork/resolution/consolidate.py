@@ -1,0 +1,472 @@
+"""Entity-to-entity consolidation on strong name evidence (run after each ingest and by
+``entities reresolve``).
+
+Once two entities for one thing exist, every later mention finds its own twin; the mention-level
+resolver cannot join them. This pass compares the tenant's entities with each other on name
+evidence only: a link is made when a rule of :data:`RULES` holds and the other end is *unique*
+in the tenant (a lone "Kowalczyk" with two Kowalczyks stays apart). Two people whose given names
+differ in an identity-bearing way (Gabriel/Gabriela, Dan/Dani: :func:`given_similarity` says
+``None``) never end in one cluster, whatever chain of links would join them.
+
+:func:`plan_consolidation` is pure (entities in, merge groups out); :func:`consolidate` applies
+the groups through :class:`~knotwork.resolution.merge.Merger` (lineage kept, each undoable).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING, Protocol
+
+from rapidfuzz.distance import DamerauLevenshtein
+
+from knotwork.domain.models import Entity, EntityType
+from knotwork.resolution.names import formal_names, given_similarity, surname_similarity
+from knotwork.resolution.normalize import normalize_name
+
+if TYPE_CHECKING:
+    from knotwork.runtime import Runtime
+
+
+class NickNamerLike(Protocol):
+    def canonicals_of(self, name: str) -> set[str]: ...
+
+# The rules, as data: name -> what it links (hit counts are reported per rule).
+RULES: dict[str, str] = {
+    "folded": "the same name once accents, case, spacing and punctuation are folded "
+              "(Krüger/Krueger, Biz Ops/BizOps)",
+    "typo": "one edit in a long name (Elbstien/Elbstein), or in the surname of one given name",
+    "qualifier": "the same name but for a legal form or a team word (X GmbH, X team, Project X)",
+    "company_short": "the leading words of exactly one company with a legal form (X of X Ltd)",
+    "acronym": "capitals that are the initials of exactly one longer name (FWM, C&R)",
+    "initials_surname": "initials and the surname of exactly one person (F. Hartmann)",
+    "given_surname_initial": "the given name and surname initial of exactly one person (Peter K)",
+    "given_name": "a lone given name of exactly one person",
+    "nickname": "a nickname (with or without the surname) of exactly one person's given name",
+    "lone_surname": "a lone surname of exactly one person",
+}
+
+LEGAL_FORMS: frozenset[str] = frozenset(
+    {"gmbh", "ag", "sa", "s.a", "s a", "inc", "ltd", "llc", "plc", "bv", "b.v", "nv", "corp",
+     "corporation", "limited", "co", "kg", "se", "srl", "sas", "oy", "ab", "as", "pty", "spa",
+     "sarl", "lda", "sp z o.o", "kft", "ooo"})
+TEAM_WORDS: frozenset[str] = frozenset(
+    {"team", "teams", "squad", "division", "department", "dept", "group", "guild", "tribe",
+     "crew", "unit", "org"})
+LEADING_QUALIFIERS: frozenset[str] = frozenset({"project", "the", "team"})
+_ACRONYM_SKIP = frozenset({"of", "and", "the", "for", "in", "on", "to", "a", "an", "de", "und"})
+_GERMAN = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue"})
+_NON_WORD = re.compile(r"[^a-z0-9]+")
+_ACRONYM = re.compile(r"^[A-Z][A-Z&/.]{1,5}$")
+
+
+WordTest = Callable[[str], bool]
+
+
+def no_words(word: str) -> bool:
+    """The word test without a vocabulary: nothing counts as a common word."""
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    source_id: str
+    target_id: str
+    rule: str
+
+
+@dataclass
+class MergeGroup:
+    target_id: str
+    source_ids: list[str]
+    rules: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ConsolidationReport:
+    entities: int = 0
+    merges: int = 0
+    merged_entities: int = 0
+    by_rule: dict[str, int] = field(default_factory=dict)
+    groups: list[MergeGroup] = field(default_factory=list)
+
+
+@lru_cache(maxsize=1 << 15)
+def _compact(form: str) -> str:
+    return _NON_WORD.sub("", normalize_name(form))
+
+
+def folded_keys(form: str) -> set[str]:
+    """Spacing-, punctuation- and accent-insensitive keys of one name (two transliterations)."""
+    keys = {_compact(form), _compact(form.translate(_GERMAN))}
+    return {k for k in keys if len(k) >= 2}
+
+
+def _tokens(form: str) -> list[str]:
+    return normalize_name(form.replace("-", " ")).replace(".", " ").split()
+
+
+def _qualified(form: str) -> tuple[str, str]:
+    """The core of a name and its marker: bare, team (X team, Team X), legal (X GmbH) or
+    project (Project X)."""
+    words = normalize_name(form).replace(" and ", " ").split()
+    kind = "bare"
+    if len(words) > 2 and words[-2:] == ["s", "a"]:
+        words, kind = words[:-2], "legal"
+    while len(words) > 1 and words[-1].rstrip(".") in LEGAL_FORMS:
+        words, kind = words[:-1], "legal"
+    while len(words) > 1 and words[-1] in TEAM_WORDS:
+        words, kind = words[:-1], "team"
+    if len(words) > 1 and words[0] == "the":
+        words = words[1:]
+    if len(words) > 1 and words[0] in ("team", "project"):
+        kind = "team" if words[0] == "team" else "project"
+        words = words[1:]
+    return "".join(words), kind
+
+
+def _compatible(kind: str, other: str, bare: Entity, is_word: WordTest) -> bool:
+    """Whether "X" with one marker and "X" with another name one thing: a team is not the
+    project or company of the same name; a bare invented name next to "X team" is mostly the
+    product the team builds, a bare word or acronym ("Finance", "SRE") the team itself."""
+    if kind == other:
+        return kind != "bare"
+    pair = {kind, other}
+    if pair in ({"bare", "legal"}, {"bare", "project"}):
+        return True
+    if pair == {"bare", "team"} and bare.type is not EntityType.LOCATION:  # a city, its team
+        words = normalize_name(bare.name).split()
+        return bare.name.isupper() or all(is_word(w) for w in words)
+    return False
+
+
+def _has_legal_form(form: str) -> bool:
+    words = normalize_name(form).split()
+    return len(words) >= 2 and (words[-1].rstrip(".") in LEGAL_FORMS
+                                or " ".join(words[-2:]) in LEGAL_FORMS)
+
+
+def _forms(e: Entity) -> list[str]:
+    return [f for f in dict.fromkeys([e.name, *e.aliases]) if f and not f.startswith("@")]
+
+
+@dataclass
+class _Person:
+    """A full person name: given tokens (all but the last) and the surname."""
+
+    given: tuple[str, ...]
+    surname: str
+
+
+# words that make a capitalised pair a place, a team or a company rather than a person
+NOT_PERSON_WORDS: frozenset[str] = frozenset(
+    {"hq", "qa", "ops", "office", "offices", "studio", "studios", "art", "lab", "labs", "cloud",
+     "services", "service", "bank", "payments", "capital", "games", "retail", "mobility",
+     "identity", "processing", "systems", "solutions", "partners", "ventures", "holdings",
+     "platform", "engineering", "operations", "support", "success", "culture", "release",
+     "center", "centre", "campus", "region", "street", "avenue", "road", "square"})
+_NAME_WORD = re.compile(r"^[^\W\d_][^\W\d_'’.-]*(?:[-'’][^\W\d_]+)*\.?$")
+
+
+def _person_of(form: str) -> _Person | None:
+    """Given names and surname of a capitalised, purely alphabetic full name; else None."""
+    words = form.split()
+    if len(words) < 2 or not all(_NAME_WORD.match(w) and w[0].isupper() and not (
+            len(w) > 1 and w.isupper()) for w in words):
+        return None
+    toks = normalize_name(form).replace(".", " ").split()
+    if len(toks) < 2 or any(len(t) == 1 for t in toks) or any(
+            t in NOT_PERSON_WORDS or t in LEGAL_FORMS or t in TEAM_WORDS for t in toks):
+        return None
+    return _Person(tuple(toks[:-1]), toks[-1])
+
+
+def _is_full_person(e: Entity) -> bool:
+    return e.type is EntityType.PERSON and _person_of(e.name) is not None
+
+
+class _Clusters:
+    """Union-find over entity ids that refuses a union joining two different people."""
+
+    def __init__(self, entities: Sequence[Entity]) -> None:
+        self.parent = {e.id: e.id for e in entities}
+        self.people: dict[str, list[_Person]] = {
+            e.id: [p for p in (_person_of(f) for f in _forms(e)) if p is not None]
+            for e in entities if _is_full_person(e)}
+
+    def find(self, x: str) -> str:
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a: str, b: str) -> bool:
+        ra, rb = self.find(a), self.find(b)
+        if ra == rb:
+            return False
+        pa, pb = self.people.get(ra, []), self.people.get(rb, [])
+        if pa and pb and not any(_same_person(x, y) for x in pa for y in pb):
+            return False
+        self.parent[ra] = rb
+        if pa:
+            self.people[rb] = [*pb, *pa]
+        return True
+
+
+def _same_person(a: _Person, b: _Person) -> bool:
+    if surname_similarity(a.surname, b.surname) < 0.9:
+        return False
+    g = given_similarity(a.given[0], b.given[0])
+    return g is not None and g >= 0.88
+
+
+def _link_pairs(entities: Sequence[Entity], is_word: WordTest) -> list[Link]:
+    """Full-form links: folded names, typos, qualifiers."""
+    links: list[Link] = []
+    by_key: dict[str, list[Entity]] = defaultdict(list)
+    for e in entities:
+        for f in _forms(e):
+            for k in folded_keys(f):
+                by_key[k].append(e)
+    for group in by_key.values():
+        ids = list(dict.fromkeys(e.id for e in group))
+        links += [Link(a, ids[0], "folded") for a in ids[1:]]
+    # qualifiers: "X team" / "Team X" / "X GmbH" / "Project X" share X
+    by_core: dict[str, list[tuple[Entity, str]]] = defaultdict(list)
+    for e in entities:  # filed under every form's core, with the marker of its name
+        kind = _qualified(e.name)[1]
+        for f in _forms(e):
+            core = _qualified(f)[0]
+            if len(core) >= 3:
+                by_core[core].append((e, kind))
+    for e in entities:  # the source by its name only: an alias may be a looser word
+        core, kind = _qualified(e.name)
+        if kind not in ("bare", "team"):
+            continue
+        hits = {x.id for x, k in by_core.get(core, []) if x.id != e.id and _compatible(
+            kind, k, e if kind == "bare" else x, is_word)}
+        if len(hits) == 1:
+            links.append(Link(e.id, hits.pop(), "qualifier"))
+    links += _typo_links(entities)
+    return links
+
+
+def _typo_links(entities: Sequence[Entity]) -> list[Link]:
+    links: list[Link] = []
+    people = [(e, p) for e in entities if _is_full_person(e)
+              for p in (_person_of(f) for f in _forms(e)) if p is not None]
+    by_given: dict[str, list[tuple[Entity, _Person]]] = defaultdict(list)
+    for e, p in people:
+        by_given[p.given[0]].append((e, p))
+    for group in by_given.values():
+        for i, (a, pa) in enumerate(group):
+            for b, pb in group[i + 1:]:
+                if a.id != b.id and pa.surname != pb.surname and len(pa.given) == len(pb.given) \
+                        and DamerauLevenshtein.distance(pa.surname, pb.surname) == 1 \
+                        and min(len(pa.surname), len(pb.surname)) >= 4:
+                    links.append(Link(a.id, b.id, "typo"))
+    # other names: one edit in a long, purely alphabetic name with the same first letter
+    words: dict[str, list[Entity]] = defaultdict(list)
+    for e in entities:
+        if _is_full_person(e):
+            continue
+        for f in _forms(e):
+            c = _compact(f)
+            if len(c) >= 6 and c.isalpha():
+                words[c].append(e)
+    keys = sorted(words)
+    by_len: dict[int, list[str]] = defaultdict(list)
+    for k in keys:
+        by_len[len(k)].append(k)
+    for k in keys:
+        for other in (*by_len.get(len(k), ()), *by_len.get(len(k) + 1, ())):
+            if other <= k and len(other) == len(k):
+                continue
+            if other[0] == k[0] and DamerauLevenshtein.distance(k, other, score_cutoff=1) == 1:
+                for a in words[k]:
+                    for b in words[other]:
+                        if a.id != b.id and not (_is_full_person(a) or _is_full_person(b)):
+                            links.append(Link(a.id, b.id, "typo"))
+    return links
+
+
+def _nickname_formals(token: str) -> set[str]:
+    out = set(formal_names(token)) | set(_package_formals(token))
+    out.discard(token)
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _package_formals(token: str) -> frozenset[str]:
+    """Formal given names the ``nicknames`` package's table gives for a short form."""
+    try:
+        from nicknames import NickNamer
+    except ImportError:  # pragma: no cover - without the package only NICKNAME_GROUPS count
+        return frozenset()
+    return frozenset(_nicknamer(NickNamer).canonicals_of(token))
+
+
+@lru_cache(maxsize=1)
+def _nicknamer(cls: type) -> NickNamerLike:
+    namer: NickNamerLike = cls()
+    return namer
+
+
+def _initials(form: str) -> set[str]:
+    """Initials of a multi-word name, with and without its legal form / team word."""
+    words = [w for w in normalize_name(form.replace("-", " ")).split() if w not in _ACRONYM_SKIP]
+    out: set[str] = set()
+    while len(words) >= 2:
+        out.add("".join(w[0] for w in words))
+        if words[-1].rstrip(".") in LEGAL_FORMS or words[-1] in TEAM_WORDS:
+            words = words[:-1]
+        else:
+            break
+    return out
+
+
+def _short_links(entities: Sequence[Entity], clusters: _Clusters) -> list[Link]:
+    """Short forms to the one cluster they can stand for."""
+    people: dict[str, list[_Person]] = defaultdict(list)  # root -> names
+    for eid, names in clusters.people.items():
+        people[clusters.find(eid)] += names
+    given_of: dict[str, set[str]] = defaultdict(set)
+    surname_of: dict[str, set[str]] = defaultdict(set)
+    for root, names in people.items():
+        for p in names:
+            for g in p.given:
+                given_of[g].add(root)
+            surname_of[p.surname].add(root)
+    companies: dict[str, set[str]] = defaultdict(set)  # leading words -> roots
+    initials: dict[str, set[str]] = defaultdict(set)
+    for e in entities:
+        if e.type is EntityType.PERSON:
+            continue
+        root = clusters.find(e.id)
+        for f in _forms(e):
+            toks = normalize_name(f).split()
+            if _has_legal_form(f):
+                for n in range(1, len(toks) - 1):
+                    companies[" ".join(toks[:n])].add(root)
+            for ini in _initials(f):
+                initials[ini].add(root)
+    links: list[Link] = []
+
+    def one(roots: Iterable[str], source: Entity, rule: str) -> None:
+        found = {r for r in roots if r != clusters.find(source.id)}
+        if len(found) == 1:
+            links.append(Link(source.id, found.pop(), rule))
+
+    for e in entities:
+        if _is_full_person(e) or e.type in (EntityType.TECHNOLOGY,):
+            continue
+        for f in [e.name]:  # aliases were judged when they joined; a name speaks for itself
+            raw = f.strip()
+            toks = _tokens(raw)
+            if not toks:
+                continue
+            letters = re.sub(r"[^a-z]", "", raw.lower())
+            if _ACRONYM.match(raw) and (len(letters) >= 3 or "&" in raw):
+                one(initials.get(letters, ()), e, "acronym")
+                continue
+            key = " ".join(normalize_name(raw).split())
+            if key in companies and not _has_legal_form(raw):
+                one(companies[key], e, "company_short")
+            if len(toks) >= 2 and all(len(t) == 1 for t in toks[:-1]) and len(toks[-1]) > 1:
+                one((r for r in surname_of.get(toks[-1], ()) if any(
+                    p.surname == toks[-1] and "".join(g[0] for g in p.given).startswith("".join(toks[:-1]))
+                    for p in people[r])), e, "initials_surname")
+            elif len(toks) == 2 and len(toks[1]) == 1 and len(toks[0]) > 1:
+                one((r for r in given_of.get(toks[0], ()) if any(
+                    p.given[0] == toks[0] and p.surname[0] == toks[1] for p in people[r])),
+                    e, "given_surname_initial")
+            elif len(toks) == 1 and toks[0].isalpha() and len(toks[0]) >= 2:
+                t = toks[0]
+                if t in given_of:
+                    if t not in surname_of:
+                        one(given_of[t], e, "given_name")
+                    continue
+                formals = _nickname_formals(t)
+                nick = {r for g in formals for r in given_of.get(g, ())}
+                if nick:
+                    one(nick, e, "nickname")
+                elif t in surname_of and len(t) >= 4 and e.type is EntityType.PERSON:
+                    one(surname_of[t], e, "lone_surname")
+            elif len(toks) == 2 and e.type is EntityType.PERSON and toks[1] in surname_of:
+                formals = _nickname_formals(toks[0])
+                one((r for r in surname_of[toks[1]] if any(
+                    p.surname == toks[1] and p.given[0] in formals for p in people[r])),
+                    e, "nickname")
+    return links
+
+
+def plan_consolidation(entities: Sequence[Entity], is_word: WordTest = no_words) -> list[MergeGroup]:
+    """Merge groups over the tenant's entities: each group's target is its best-evidenced
+    full form (a full person name, then a legal form or team word, then evidence)."""
+    clusters = _Clusters(entities)
+    rules: dict[str, list[str]] = defaultdict(list)
+    for link in _link_pairs(entities, is_word):
+        if clusters.union(link.source_id, link.target_id):
+            rules[link.source_id].append(link.rule)
+    for link in _short_links(entities, clusters):
+        if clusters.union(link.source_id, link.target_id):
+            rules[link.source_id].append(link.rule)
+    members: dict[str, list[Entity]] = defaultdict(list)
+    for e in entities:
+        members[clusters.find(e.id)].append(e)
+    groups: list[MergeGroup] = []
+    for ms in members.values():
+        if len(ms) < 2:
+            continue
+        target = max(ms, key=_target_rank)
+        sources = sorted(e.id for e in ms if e.id != target.id)
+        used = sorted({r for s in sources for r in rules.get(s, [])} | {
+            r for e in ms for r in rules.get(e.id, [])})
+        groups.append(MergeGroup(target.id, sources, used))
+    return sorted(groups, key=lambda g: g.target_id)
+
+
+def _target_rank(e: Entity) -> tuple[int, int, int, int, str]:
+    qualified = _has_legal_form(e.name) or normalize_name(e.name).split()[-1:] in (
+        [[w] for w in TEAM_WORDS])
+    return (int(qualified), int(_is_full_person(e)), e.evidence_count, len(e.name), e.id)
+
+
+def _vocabulary(rt: Runtime) -> WordTest:
+    """Common English words: the strings of the NER model's vocabulary, when one is loaded."""
+    nlp = getattr(rt.extractor, "nlp", None)
+    strings = getattr(getattr(nlp, "vocab", None), "strings", None)
+    if strings is None:
+        return no_words
+
+    def is_word(word: str) -> bool:
+        return word.lower() in strings
+
+    return is_word
+
+
+def consolidate(rt: Runtime, group_id: str, *, dry_run: bool = False) -> ConsolidationReport:
+    """Plan and (unless ``dry_run``) apply the merges; needs the SQL document store."""
+    from knotwork.resolution.merge import Merger
+    from knotwork.resolution.service import resolution_sql
+
+    entities = rt.graph.list_entities(group_id)
+    groups = plan_consolidation(entities, _vocabulary(rt))
+    report = ConsolidationReport(entities=len(entities), groups=groups)
+    for g in groups:
+        for r in g.rules:
+            report.by_rule[r] = report.by_rule.get(r, 0) + 1
+    report.merges = len(groups)
+    report.merged_entities = sum(len(g.source_ids) for g in groups)
+    if dry_run or not groups:
+        return report
+    sql = resolution_sql(rt)
+    if sql is None:
+        return report
+    merger = Merger(rt, group_id, sql)
+    for g in groups:
+        merger.merge(g.target_id, g.source_ids, actor="consolidate", confidence=0.95)
+    return report
