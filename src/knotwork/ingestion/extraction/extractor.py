@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from knotwork.domain.models import EntityType
+from knotwork.ingestion.extraction import entity_filter
 from knotwork.ingestion.extraction.ensemble import Ensemble, VotePolicy, default_extractors
 from knotwork.ingestion.extraction.extractors import LlmVoteExtractor
 from knotwork.ingestion.extraction.mentions import JOB_TITLE, rule_type
@@ -58,6 +59,10 @@ class EnsembleExtractor:
     def nlp(self) -> Any | None:
         return self._nlp
 
+    def _is_word(self, word: str) -> bool:
+        """A common English word: one the NER model's vocabulary holds (no model: none)."""
+        return self._nlp is not None and word.lower() in self._nlp.vocab.strings
+
     def extract(
         self,
         texts: Sequence[str],
@@ -101,6 +106,11 @@ class EnsembleExtractor:
     def _one(self, text: str, doc: Any | None, mentions: list[Mention],
              votes: LlmChunkVotes | None) -> ChunkExtraction:
         entities, index_of = _cluster(mentions)
+        dropped = entity_filter.junk(entities, text, self._is_word)
+        if dropped:
+            gone = {id(m) for i in dropped for m in entities[i].mentions}
+            mentions = [m for m in mentions if id(m) not in gone]
+            entities, index_of = _cluster(mentions)
         relations: list[LocalRelation] = []
         sentences = _sentences(text, doc)
         for start, end in sentences:
