@@ -80,3 +80,15 @@ def test_a_project_and_its_bare_name_join() -> None:
 def test_rules_are_named_data() -> None:
     plan = plan_consolidation([_e("Henrietta Vossberg"), _e("H. Vossberg")])
     assert plan[0].rules == ["initials_surname"] and set(plan[0].rules) <= set(RULES)
+
+
+def test_family_name_first_and_a_given_name_typo_join_their_twin() -> None:
+    groups = _groups(_e("Min-seo Yang", evidence=2), _e("Yang Min-seo"),
+                     _e("Rosalind Quarry", evidence=2), _e("Rosalnd Quarry"))
+    assert groups == {"Min-seo Yang": {"Yang Min-seo"}, "Rosalind Quarry": {"Rosalnd Quarry"}}
+
+
+def test_first_letters_of_one_given_name_are_its_short_form_when_unique() -> None:
+    groups = _groups(_e("Evandra Wolke"), _e("Evan", L), _e("Octavio Brun"), _e("Octavia Lind"),
+                     _e("Octa"))
+    assert groups == {"Evandra Wolke": {"Evan"}}

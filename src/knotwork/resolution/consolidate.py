@@ -38,14 +38,16 @@ class NickNamerLike(Protocol):
 RULES: dict[str, str] = {
     "folded": "the same name once accents, case, spacing and punctuation are folded "
               "(Krüger/Krueger, Biz Ops/BizOps)",
-    "typo": "one edit in a long name (Elbstien/Elbstein), or in the surname of one given name",
+    "typo": "one edit in a long name (Elbstien/Elbstein), or in one part of a person's name",
+    "reordered": "the same name parts in another order (family name first or last)",
     "qualifier": "the same name but for a legal form or a team word (X GmbH, X team, Project X)",
     "company_short": "the leading words of exactly one company with a legal form (X of X Ltd)",
     "acronym": "capitals that are the initials of exactly one longer name (FWM, C&R)",
     "initials_surname": "initials and the surname of exactly one person (F. Hartmann)",
     "given_surname_initial": "the given name and surname initial of exactly one person (Peter K)",
     "given_name": "a lone given name of exactly one person",
-    "nickname": "a nickname (with or without the surname) of exactly one person's given name",
+    "nickname": "a nickname (with or without the surname) of exactly one person's given name, "
+                "from the nickname tables or as its first 3-5 letters",
     "lone_surname": "a lone surname of exactly one person",
 }
 
@@ -217,6 +219,8 @@ class _Clusters:
 
 
 def _same_person(a: _Person, b: _Person) -> bool:
+    if sorted((*a.given, a.surname)) == sorted((*b.given, b.surname)):
+        return True  # "Park Ji-woo" / "Ji-woo Park": family name first or last
     if surname_similarity(a.surname, b.surname) < 0.9:
         return False
     g = given_similarity(a.given[0], b.given[0])
@@ -261,6 +265,22 @@ def _typo_links(entities: Sequence[Entity]) -> list[Link]:
     by_given: dict[str, list[tuple[Entity, _Person]]] = defaultdict(list)
     for e, p in people:
         by_given[p.given[0]].append((e, p))
+    by_tokens: dict[tuple[str, ...], list[Entity]] = defaultdict(list)
+    by_surname: dict[str, list[tuple[Entity, _Person]]] = defaultdict(list)
+    for e, p in people:
+        by_tokens[tuple(sorted((*p.given, p.surname)))].append(e)
+        by_surname[p.surname].append((e, p))
+    for same in by_tokens.values():
+        ids = list(dict.fromkeys(e.id for e in same))
+        links += [Link(a, ids[0], "reordered") for a in ids[1:]]
+    for family in by_surname.values():  # a typo in the given name (Camile/Camille)
+        for i, (a, pa) in enumerate(family):
+            for b, pb in family[i + 1:]:
+                g = given_similarity(pa.given[0], pb.given[0])
+                if a.id != b.id and pa.given[0] != pb.given[0] and g is not None and g >= 0.88 \
+                        and len(pa.given[0]) > 1 and len(pb.given[0]) > 1 \
+                        and DamerauLevenshtein.distance(pa.given[0], pb.given[0]) == 1:
+                    links.append(Link(a.id, b.id, "typo"))
     for group in by_given.values():
         for i, (a, pa) in enumerate(group):
             for b, pb in group[i + 1:]:
@@ -391,8 +411,10 @@ def _short_links(entities: Sequence[Entity], clusters: _Clusters) -> list[Link]:
                     continue
                 formals = _nickname_formals(t)
                 nick = {r for g in formals for r in given_of.get(g, ())}
-                if nick:
-                    one(nick, e, "nickname")
+                short = {r for g, roots in given_of.items() if 3 <= len(t) <= 5
+                         and len(g) >= len(t) + 2 and g.startswith(t) for r in roots}
+                if nick or short:
+                    one(nick | short, e, "nickname")
                 elif t in surname_of and len(t) >= 4 and e.type is EntityType.PERSON:
                     one(surname_of[t], e, "lone_surname")
             elif len(toks) == 2 and e.type is EntityType.PERSON and toks[1] in surname_of:
