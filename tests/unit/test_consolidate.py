@@ -92,3 +92,16 @@ def test_first_letters_of_one_given_name_are_its_short_form_when_unique() -> Non
     groups = _groups(_e("Evandra Wolke"), _e("Evan", L), _e("Octavio Brun"), _e("Octavia Lind"),
                      _e("Octa"))
     assert groups == {"Evandra Wolke": {"Evan"}}
+
+
+def test_a_short_given_name_with_the_surname_joins_the_full_name() -> None:
+    groups = _groups(_e("Johanna Velde", evidence=3), _e("Jo", aliases=("Jo Velde",)),
+                     _e("J. Velde"))
+    assert groups == {"Johanna Velde": {"Jo", "J. Velde"}}
+
+
+def test_a_legal_form_or_team_word_retypes_the_entity_as_an_organisation() -> None:
+    from knotwork.resolution.consolidate import retypes
+
+    found = retypes([_e("Harrowgate Print Co"), _e("Billing team", PR), _e("Mira Holt")])
+    assert found == {"Harrowgate Print Co": O, "Billing team": O}

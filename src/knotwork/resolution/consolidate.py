@@ -92,6 +92,7 @@ class ConsolidationReport:
     entities: int = 0
     merges: int = 0
     merged_entities: int = 0
+    retyped: int = 0
     by_rule: dict[str, int] = field(default_factory=dict)
     groups: list[MergeGroup] = field(default_factory=list)
 
@@ -187,7 +188,8 @@ def _person_of(form: str) -> _Person | None:
 
 
 def _is_full_person(e: Entity) -> bool:
-    return e.type is EntityType.PERSON and _person_of(e.name) is not None
+    """A person entity one of whose names is a full name ("Tucker" known as "Tucker Braun")."""
+    return e.type is EntityType.PERSON and any(_person_of(f) is not None for f in _forms(e))
 
 
 class _Clusters:
@@ -223,6 +225,10 @@ def _same_person(a: _Person, b: _Person) -> bool:
         return True  # "Park Ji-woo" / "Ji-woo Park": family name first or last
     if surname_similarity(a.surname, b.surname) < 0.9:
         return False
+    x, y = sorted((a.given[0], b.given[0]), key=len)
+    if x in _nickname_formals(y) or y in _nickname_formals(x) or (
+            3 <= len(x) <= 5 and y.startswith(x) and len(y) >= len(x) + 2):
+        return True  # a short form of the given name (the nickname rule's evidence)
     g = given_similarity(a.given[0], b.given[0])
     return g is not None and g >= 0.88
 
@@ -381,7 +387,8 @@ def _short_links(entities: Sequence[Entity], clusters: _Clusters) -> list[Link]:
             links.append(Link(source.id, found.pop(), rule))
 
     for e in entities:
-        if _is_full_person(e) or e.type in (EntityType.TECHNOLOGY,):
+        if (e.type is EntityType.PERSON and _person_of(e.name) is not None) \
+                or e.type is EntityType.TECHNOLOGY:
             continue
         for f in [e.name]:  # aliases were judged when they joined; a name speaks for itself
             raw = f.strip()
@@ -405,7 +412,8 @@ def _short_links(entities: Sequence[Entity], clusters: _Clusters) -> list[Link]:
                     e, "given_surname_initial")
             elif len(toks) == 1 and toks[0].isalpha() and len(toks[0]) >= 2:
                 t = toks[0]
-                if t in given_of:
+                own = clusters.find(e.id)
+                if given_of.get(t, set()) - {own}:
                     if t not in surname_of:
                         one(given_of[t], e, "given_name")
                     continue
@@ -433,9 +441,10 @@ def plan_consolidation(entities: Sequence[Entity], is_word: WordTest = no_words)
     for link in _link_pairs(entities, is_word):
         if clusters.union(link.source_id, link.target_id):
             rules[link.source_id].append(link.rule)
-    for link in _short_links(entities, clusters):
-        if clusters.union(link.source_id, link.target_id):
-            rules[link.source_id].append(link.rule)
+    for _ in range(2):  # a second pass: a join can make another short form unique
+        for link in _short_links(entities, clusters):
+            if clusters.union(link.source_id, link.target_id):
+                rules[link.source_id].append(link.rule)
     members: dict[str, list[Entity]] = defaultdict(list)
     for e in entities:
         members[clusters.find(e.id)].append(e)
@@ -451,10 +460,22 @@ def plan_consolidation(entities: Sequence[Entity], is_word: WordTest = no_words)
     return sorted(groups, key=lambda g: g.target_id)
 
 
-def _target_rank(e: Entity) -> tuple[int, int, int, int, str]:
+def _target_rank(e: Entity) -> tuple[int, int, int, int, int, str]:
     qualified = _has_legal_form(e.name) or normalize_name(e.name).split()[-1:] in (
         [[w] for w in TEAM_WORDS])
-    return (int(qualified), int(_is_full_person(e)), e.evidence_count, len(e.name), e.id)
+    return (int(qualified), int(_person_of(e.name) is not None and e.type is EntityType.PERSON),
+            int(_is_full_person(e)), e.evidence_count, len(e.name), e.id)
+
+
+def retypes(entities: Sequence[Entity]) -> dict[str, EntityType]:
+    """Entities whose own name states their kind otherwise than their type: a legal form or
+    a team word at the end ("Stonepine Art Co", "Payments team") is an organisation."""
+    out: dict[str, EntityType] = {}
+    for e in entities:
+        kind = _qualified(e.name)[1]
+        if kind in ("legal", "team") and e.type is not EntityType.ORGANIZATION:
+            out[e.id] = EntityType.ORGANIZATION
+    return out
 
 
 def _vocabulary(rt: Runtime) -> WordTest:
@@ -483,7 +504,7 @@ def consolidate(rt: Runtime, group_id: str, *, dry_run: bool = False) -> Consoli
             report.by_rule[r] = report.by_rule.get(r, 0) + 1
     report.merges = len(groups)
     report.merged_entities = sum(len(g.source_ids) for g in groups)
-    if dry_run or not groups:
+    if dry_run:
         return report
     sql = resolution_sql(rt)
     if sql is None:
@@ -491,4 +512,10 @@ def consolidate(rt: Runtime, group_id: str, *, dry_run: bool = False) -> Consoli
     merger = Merger(rt, group_id, sql)
     for g in groups:
         merger.merge(g.target_id, g.source_ids, actor="consolidate", confidence=0.95)
+    after = rt.graph.list_entities(group_id)
+    kinds = retypes(after)
+    if kinds:
+        rt.graph.upsert_entities([e.model_copy(update={"type": kinds[e.id], "subtype": None})
+                                  for e in after if e.id in kinds])
+    report.retyped = len(kinds)
     return report
