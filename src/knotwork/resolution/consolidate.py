@@ -226,7 +226,7 @@ def _same_person(a: _Person, b: _Person) -> bool:
     if surname_similarity(a.surname, b.surname) < 0.9:
         return False
     x, y = sorted((a.given[0], b.given[0]), key=len)
-    if x in _nickname_formals(y) or y in _nickname_formals(x) or (
+    if x in nickname_formals(y) or y in nickname_formals(x) or (
             3 <= len(x) <= 5 and y.startswith(x) and len(y) >= len(x) + 2):
         return True  # a short form of the given name (the nickname rule's evidence)
     g = given_similarity(a.given[0], b.given[0])
@@ -319,7 +319,8 @@ def _typo_links(entities: Sequence[Entity]) -> list[Link]:
     return links
 
 
-def _nickname_formals(token: str) -> set[str]:
+def nickname_formals(token: str) -> set[str]:
+    """Formal given names a short form stands for (NICKNAME_GROUPS and the nicknames package)."""
     out = set(formal_names(token)) | set(_package_formals(token))
     out.discard(token)
     return out
@@ -417,7 +418,7 @@ def _short_links(entities: Sequence[Entity], clusters: _Clusters) -> list[Link]:
                     if t not in surname_of:
                         one(given_of[t], e, "given_name")
                     continue
-                formals = _nickname_formals(t)
+                formals = nickname_formals(t)
                 nick = {r for g in formals for r in given_of.get(g, ())}
                 short = {r for g, roots in given_of.items() if 3 <= len(t) <= 5
                          and len(g) >= len(t) + 2 and g.startswith(t) for r in roots}
@@ -426,7 +427,7 @@ def _short_links(entities: Sequence[Entity], clusters: _Clusters) -> list[Link]:
                 elif t in surname_of and len(t) >= 4 and e.type is EntityType.PERSON:
                     one(surname_of[t], e, "lone_surname")
             elif len(toks) == 2 and e.type is EntityType.PERSON and toks[1] in surname_of:
-                formals = _nickname_formals(toks[0])
+                formals = nickname_formals(toks[0])
                 one((r for r in surname_of[toks[1]] if any(
                     p.surname == toks[1] and p.given[0] in formals for p in people[r])),
                     e, "nickname")

@@ -24,7 +24,8 @@ from knotwork.ingestion.extraction.types import LocalEntity
 
 WordTest = Callable[[str], bool]
 
-STRONG_EXTRACTORS = frozenset({"rule", "gazetteer", "user", "speaker", "known", "llm", "acronym"})
+STRONG_EXTRACTORS = frozenset({"rule", "gazetteer", "user", "speaker", "known", "llm", "acronym",
+                               "alias"})
 _ROLE_WORDS = frozenset(w.lower() for w in JOB_ROLE_WORDS) | frozenset(
     {"head", "chief", "vp", "cto", "ceo", "coo", "cfo", "cco", "cro", "cpo", "ciso", "mlro",
      "partner", "coordinator", "producer", "artist", "associate", "assistant", "representative"})
