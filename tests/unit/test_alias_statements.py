@@ -37,3 +37,12 @@ def test_goes_by_and_aka_after_a_person() -> None:
     text = "Ask Theodora Vance, who goes by Teddie. Then Orrin Platt, a.k.a. Ozzy, signs off."
     found = _aliases(text, [_person(text, "Theodora Vance"), _person(text, "Orrin Platt")])
     assert found == {"Teddie": "Theodora Vance", "Ozzy": "Orrin Platt"}
+
+
+def test_a_quoted_name_in_parentheses_is_always_an_alias() -> None:
+    text = 'Ownership: Ysolde Marr ("Pim") and Cato Brisk (Zuzu), Dara Fenn (Berlin).'
+    place = Mention(text.index("Berlin"), text.index("Berlin") + 6, "Berlin", EntityType.LOCATION,
+                    0.8, "spacy")
+    found = _aliases(text, [_person(text, "Ysolde Marr"), _person(text, "Cato Brisk"),
+                            _person(text, "Dara Fenn"), place])
+    assert found == {"Pim": "Ysolde Marr", "Zuzu": "Cato Brisk"}

@@ -105,3 +105,10 @@ def test_a_legal_form_or_team_word_retypes_the_entity_as_an_organisation() -> No
 
     found = retypes([_e("Harrowgate Print Co"), _e("Billing team", PR), _e("Mira Holt")])
     assert found == {"Harrowgate Print Co": O, "Billing team": O}
+
+
+def test_short_company_name_site_qualifier_and_hyphenated_given_name() -> None:
+    groups = _groups(_e("Fernhill Studios", O), _e("Fernhill", P), _e("Harwick", L),
+                     _e("Harwick HQ", P), _e("Min-ji Sohn"), _e("Min-ji", L))
+    assert groups == {"Fernhill Studios": {"Fernhill"}, "Harwick": {"Harwick HQ"},
+                      "Min-ji Sohn": {"Min-ji"}}

@@ -55,9 +55,16 @@ LEGAL_FORMS: frozenset[str] = frozenset(
     {"gmbh", "ag", "sa", "s.a", "s a", "inc", "ltd", "llc", "plc", "bv", "b.v", "nv", "corp",
      "corporation", "limited", "co", "kg", "se", "srl", "sas", "oy", "ab", "as", "pty", "spa",
      "sarl", "lda", "sp z o.o", "kft", "ooo"})
+# last words that make a name a company's ("Orchid Lane Studios"): its leading words are its
+# short name when exactly one company has them
+COMPANY_WORDS: frozenset[str] = frozenset(
+    {"studios", "studio", "games", "entertainment", "publishing", "media", "labs", "group",
+     "holdings", "technologies", "systems", "solutions", "software", "ventures", "partners",
+     "industries", "networks", "analytics", "bank", "capital", "robotics"})
 TEAM_WORDS: frozenset[str] = frozenset(
     {"team", "teams", "squad", "division", "department", "dept", "group", "guild", "tribe",
      "crew", "unit", "org"})
+SITE_WORDS: frozenset[str] = frozenset({"hq", "headquarters", "office", "campus"})
 LEADING_QUALIFIERS: frozenset[str] = frozenset({"project", "the", "team"})
 _ACRONYM_SKIP = frozenset({"of", "and", "the", "for", "in", "on", "to", "a", "an", "de", "und"})
 _GERMAN = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue"})
@@ -123,6 +130,8 @@ def _qualified(form: str) -> tuple[str, str]:
         words, kind = words[:-1], "legal"
     while len(words) > 1 and words[-1] in TEAM_WORDS:
         words, kind = words[:-1], "team"
+    if len(words) > 1 and words[-1] in SITE_WORDS:
+        words, kind = words[:-1], "site"
     if len(words) > 1 and words[0] == "the":
         words = words[1:]
     if len(words) > 1 and words[0] in ("team", "project"):
@@ -140,6 +149,8 @@ def _compatible(kind: str, other: str, bare: Entity, is_word: WordTest) -> bool:
     pair = {kind, other}
     if pair in ({"bare", "legal"}, {"bare", "project"}):
         return True
+    if pair == {"bare", "site"}:  # "Berlin HQ" is Berlin
+        return bare.type is EntityType.LOCATION
     if pair == {"bare", "team"} and bare.type is not EntityType.LOCATION:  # a city, its team
         words = normalize_name(bare.name).split()
         return bare.name.isupper() or all(is_word(w) for w in words)
@@ -254,7 +265,7 @@ def _link_pairs(entities: Sequence[Entity], is_word: WordTest) -> list[Link]:
                 by_core[core].append((e, kind))
     for e in entities:  # the source by its name only: an alias may be a looser word
         core, kind = _qualified(e.name)
-        if kind not in ("bare", "team"):
+        if kind not in ("bare", "team", "site"):
             continue
         hits = {x.id for x, k in by_core.get(core, []) if x.id != e.id and _compatible(
             kind, k, e if kind == "bare" else x, is_word)}
@@ -262,6 +273,11 @@ def _link_pairs(entities: Sequence[Entity], is_word: WordTest) -> list[Link]:
             links.append(Link(e.id, hits.pop(), "qualifier"))
     links += _typo_links(entities)
     return links
+
+
+def _nickname_pair(a: _Person, b: _Person) -> bool:
+    x, y = sorted((a.given[0], b.given[0]), key=len)
+    return x != y and y in nickname_formals(x)
 
 
 def _typo_links(entities: Sequence[Entity]) -> list[Link]:
@@ -282,6 +298,9 @@ def _typo_links(entities: Sequence[Entity]) -> list[Link]:
     for family in by_surname.values():  # a typo in the given name (Camile/Camille)
         for i, (a, pa) in enumerate(family):
             for b, pb in family[i + 1:]:
+                if a.id != b.id and _nickname_pair(pa, pb) and sum(
+                        _nickname_pair(pa, pc) or _nickname_pair(pb, pc) for _, pc in family) == 1:
+                    links.append(Link(a.id, b.id, "nickname"))  # Jo Velde / Johanna Velde
                 g = given_similarity(pa.given[0], pb.given[0])
                 if a.id != b.id and pa.given[0] != pb.given[0] and g is not None and g >= 0.88 \
                         and len(pa.given[0]) > 1 and len(pb.given[0]) > 1 \
@@ -375,8 +394,8 @@ def _short_links(entities: Sequence[Entity], clusters: _Clusters) -> list[Link]:
         root = clusters.find(e.id)
         for f in _forms(e):
             toks = normalize_name(f).split()
-            if _has_legal_form(f):
-                for n in range(1, len(toks) - 1):
+            if _has_legal_form(f) or (len(toks) >= 2 and toks[-1] in COMPANY_WORDS):
+                for n in range(1, len(toks) - (0 if toks[-1] in COMPANY_WORDS else 1)):
                     companies[" ".join(toks[:n])].add(root)
             for ini in _initials(f):
                 initials[ini].add(root)
@@ -388,21 +407,21 @@ def _short_links(entities: Sequence[Entity], clusters: _Clusters) -> list[Link]:
             links.append(Link(source.id, found.pop(), rule))
 
     for e in entities:
+        key = " ".join(normalize_name(e.name).split())
+        if key in companies and not _has_legal_form(e.name) and e.type is not EntityType.TECHNOLOGY:
+            one(companies[key], e, "company_short")  # "Orchid Lane" of "Orchid Lane Studios"
         if (e.type is EntityType.PERSON and _person_of(e.name) is not None) \
                 or e.type is EntityType.TECHNOLOGY:
             continue
         for f in [e.name]:  # aliases were judged when they joined; a name speaks for itself
             raw = f.strip()
-            toks = _tokens(raw)
+            toks = [normalize_name(raw)] if " " not in raw and "-" in raw else _tokens(raw)
             if not toks:
                 continue
             letters = re.sub(r"[^a-z]", "", raw.lower())
             if _ACRONYM.match(raw) and (len(letters) >= 3 or "&" in raw):
                 one(initials.get(letters, ()), e, "acronym")
                 continue
-            key = " ".join(normalize_name(raw).split())
-            if key in companies and not _has_legal_form(raw):
-                one(companies[key], e, "company_short")
             if len(toks) >= 2 and all(len(t) == 1 for t in toks[:-1]) and len(toks[-1]) > 1:
                 one((r for r in surname_of.get(toks[-1], ()) if any(
                     p.surname == toks[-1] and "".join(g[0] for g in p.given).startswith("".join(toks[:-1]))
@@ -411,7 +430,7 @@ def _short_links(entities: Sequence[Entity], clusters: _Clusters) -> list[Link]:
                 one((r for r in given_of.get(toks[0], ()) if any(
                     p.given[0] == toks[0] and p.surname[0] == toks[1] for p in people[r])),
                     e, "given_surname_initial")
-            elif len(toks) == 1 and toks[0].isalpha() and len(toks[0]) >= 2:
+            elif len(toks) == 1 and toks[0].replace("-", "").isalpha() and len(toks[0]) >= 2:
                 t = toks[0]
                 own = clusters.find(e.id)
                 if given_of.get(t, set()) - {own}:
@@ -464,7 +483,8 @@ def plan_consolidation(entities: Sequence[Entity], is_word: WordTest = no_words)
 def _target_rank(e: Entity) -> tuple[int, int, int, int, int, str]:
     qualified = _has_legal_form(e.name) or normalize_name(e.name).split()[-1:] in (
         [[w] for w in TEAM_WORDS])
-    return (int(qualified), int(_person_of(e.name) is not None and e.type is EntityType.PERSON),
+    return (int(qualified) - int(_qualified(e.name)[1] == "site"),
+            int(_person_of(e.name) is not None and e.type is EntityType.PERSON),
             int(_is_full_person(e)), e.evidence_count, len(e.name), e.id)
 
 

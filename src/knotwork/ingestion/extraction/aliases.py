@@ -4,8 +4,9 @@ entity of its own.
 The patterns are data (:data:`ALIAS_PATTERNS`, each with a name):
 
 - ``quoted``: 'First "Nick" Last' (straight or curly quotes);
-- ``parenthesis``: "First Last (Nick)" — a short form of the given name, or a name the
-  nickname tables link to it; anything else in parentheses (a team, a place) is left alone;
+- ``parenthesis``: 'First Last ("Nick")', or "First Last (Nick)" when Nick is a short form of
+  the given name, a name the nickname tables link to it, or a short uncommon word no other
+  extractor typed (a team "(Finance)" or a place "(Lisbon)" is left alone);
 - ``statement``: "..., who goes by Nick", "a.k.a. Nick", "also known as Nick" after a person.
 
 Each hit becomes an ``alias`` mention that refers to the full name (``_cluster`` files it as an
@@ -23,7 +24,7 @@ from knotwork.ingestion.extraction.types import Mention
 _NAME = r"[A-Z][^\W\d_]+(?:-[A-Z]?[^\W\d_]+)?"
 ALIAS_PATTERNS: dict[str, re.Pattern[str]] = {
     "quoted": re.compile(rf"(?<![\w\"“])({_NAME})[ \t]+[\"“]({_NAME})[\"”][ \t]+({_NAME}(?:[ \t]+{_NAME})?)"),
-    "parenthesis": re.compile(rf"[ \t]*\(({_NAME})\)"),
+    "parenthesis": re.compile(rf"[ \t]*(?:</?\w+>)*[ \t]*\([ \t]*([\"“]?)({_NAME})[\"”]?[ \t]*\)"),
     "statement": re.compile(rf"\b(?:goes by|went by|a\.k\.a\.?|aka|also known as|known as)[ \t]+"
                             rf"[\"“]?({_NAME})[\"”]?"),
 }
@@ -52,11 +53,17 @@ def alias_mentions(text: str, mentions: list[Mention], linked: NicknameTest,
               and m.extractor != "coref" and len(m.text.split()) >= 2]
     for person in people:
         hit = ALIAS_PATTERNS["parenthesis"].match(text, person.end)
-        if hit is None or not _short_form(hit.group(1), person.text.split()[0], linked, is_word):
+        if hit is None:
             continue
-        added.append(Mention(hit.start(1), hit.end(1), hit.group(1), EntityType.PERSON, 0.9,
-                             "alias", refers_to=person.text))
-        covered.append((hit.start(1), hit.end(1)))
+        nick, start, end = hit.group(2), hit.start(2), hit.end(2)
+        other = any(m.start < end and start < m.end and m.type is not EntityType.PERSON
+                    for m in mentions)  # "(Lisbon)": a place the NER read there
+        if not (hit.group(1) or _short_form(nick, person.text.split()[0], linked, is_word)
+                or (not other and not is_word(nick.lower()) and len(nick) <= 8)):
+            continue
+        added.append(Mention(start, end, nick, EntityType.PERSON, 0.9, "alias",
+                             refers_to=person.text))
+        covered.append((start, end))
     for hit in ALIAS_PATTERNS["statement"].finditer(text):
         before = [p for p in people if p.end <= hit.start() and hit.start() - p.end <= 60
                   and not re.search(r"[.!?\n]", text[p.end:hit.start()])]
