@@ -191,7 +191,8 @@ def _person_of(form: str) -> _Person | None:
     if len(words) < 2 or not all(_NAME_WORD.match(w) and w[0].isupper() and not (
             len(w) > 1 and w.isupper()) for w in words):
         return None
-    toks = normalize_name(form).replace(".", " ").split()
+    toks = [normalize_name(w).replace(" ", "-") for w in words]  # "Min-ji": one given name
+    toks = [t for t in toks if t]
     if len(toks) < 2 or any(len(t) == 1 for t in toks) or any(
             t in NOT_PERSON_WORDS or t in LEGAL_FORMS or t in TEAM_WORDS for t in toks):
         return None
@@ -415,7 +416,8 @@ def _short_links(entities: Sequence[Entity], clusters: _Clusters) -> list[Link]:
             continue
         for f in [e.name]:  # aliases were judged when they joined; a name speaks for itself
             raw = f.strip()
-            toks = [normalize_name(raw)] if " " not in raw and "-" in raw else _tokens(raw)
+            toks = [normalize_name(raw).replace(" ", "-")] if " " not in raw and "-" in raw \
+                else _tokens(raw)
             if not toks:
                 continue
             letters = re.sub(r"[^a-z]", "", raw.lower())
