@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from knotwork.domain.models import Entity, EntityType
-from knotwork.resolution.consolidate import RULES, folded_keys, plan_consolidation
+from knotwork.resolution.consolidate import RULES, plan_consolidation
+from knotwork.resolution.name_forms import folded_keys
 
 _NOW = datetime(2025, 1, 1, tzinfo=UTC)
 P, O, L, PR = EntityType.PERSON, EntityType.ORGANIZATION, EntityType.LOCATION, EntityType.PRODUCT

@@ -16,23 +16,38 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from rapidfuzz.distance import DamerauLevenshtein
 
 from knotwork.domain.models import Entity, EntityType
-from knotwork.resolution.names import formal_names, given_similarity, surname_similarity
+from knotwork.resolution.name_forms import (
+    ACRONYM,
+    COMPANY_WORDS,
+    TEAM_WORDS,
+    FullName,
+    WordTest,
+    compact,
+    compatible,
+    folded_keys,
+    forms_of,
+    full_name,
+    has_legal_form,
+    initials_of,
+    is_full_person,
+    name_tokens,
+    nickname_formals,
+    no_words,
+    qualified,
+)
+from knotwork.resolution.names import given_similarity, surname_similarity
 from knotwork.resolution.normalize import normalize_name
 
 if TYPE_CHECKING:
     from knotwork.runtime import Runtime
 
-
-class NickNamerLike(Protocol):
-    def canonicals_of(self, name: str) -> set[str]: ...
 
 # The rules, as data: name -> what it links (hit counts are reported per rule).
 RULES: dict[str, str] = {
@@ -51,33 +66,8 @@ RULES: dict[str, str] = {
     "lone_surname": "a lone surname of exactly one person",
 }
 
-LEGAL_FORMS: frozenset[str] = frozenset(
-    {"gmbh", "ag", "sa", "s.a", "s a", "inc", "ltd", "llc", "plc", "bv", "b.v", "nv", "corp",
-     "corporation", "limited", "co", "kg", "se", "srl", "sas", "oy", "ab", "as", "pty", "spa",
-     "sarl", "lda", "sp z o.o", "kft", "ooo"})
-# last words that make a name a company's ("Orchid Lane Studios"): its leading words are its
-# short name when exactly one company has them
-COMPANY_WORDS: frozenset[str] = frozenset(
-    {"studios", "studio", "games", "entertainment", "publishing", "media", "labs", "group",
-     "holdings", "technologies", "systems", "solutions", "software", "ventures", "partners",
-     "industries", "networks", "analytics", "bank", "capital", "robotics"})
-TEAM_WORDS: frozenset[str] = frozenset(
-    {"team", "teams", "squad", "division", "department", "dept", "group", "guild", "tribe",
-     "crew", "unit", "org"})
-SITE_WORDS: frozenset[str] = frozenset({"hq", "headquarters", "office", "campus"})
-LEADING_QUALIFIERS: frozenset[str] = frozenset({"project", "the", "team"})
-_ACRONYM_SKIP = frozenset({"of", "and", "the", "for", "in", "on", "to", "a", "an", "de", "und"})
-_GERMAN = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "Ä": "Ae", "Ö": "Oe", "Ü": "Ue"})
-_NON_WORD = re.compile(r"[^a-z0-9]+")
-_ACRONYM = re.compile(r"^[A-Z][A-Z&/.]{1,5}$")
 
 
-WordTest = Callable[[str], bool]
-
-
-def no_words(word: str) -> bool:
-    """The word test without a vocabulary: nothing counts as a common word."""
-    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,114 +94,15 @@ class ConsolidationReport:
     groups: list[MergeGroup] = field(default_factory=list)
 
 
-@lru_cache(maxsize=1 << 15)
-def _compact(form: str) -> str:
-    return _NON_WORD.sub("", normalize_name(form))
-
-
-def folded_keys(form: str) -> set[str]:
-    """Spacing-, punctuation- and accent-insensitive keys of one name (two transliterations)."""
-    keys = {_compact(form), _compact(form.translate(_GERMAN))}
-    return {k for k in keys if len(k) >= 2}
-
-
-def _tokens(form: str) -> list[str]:
-    return normalize_name(form.replace("-", " ")).replace(".", " ").split()
-
-
-def _qualified(form: str) -> tuple[str, str]:
-    """The core of a name and its marker: bare, team (X team, Team X), legal (X GmbH) or
-    project (Project X)."""
-    words = normalize_name(form).replace(" and ", " ").split()
-    kind = "bare"
-    if len(words) > 2 and words[-2:] == ["s", "a"]:
-        words, kind = words[:-2], "legal"
-    while len(words) > 1 and words[-1].rstrip(".") in LEGAL_FORMS:
-        words, kind = words[:-1], "legal"
-    while len(words) > 1 and words[-1] in TEAM_WORDS:
-        words, kind = words[:-1], "team"
-    if len(words) > 1 and words[-1] in SITE_WORDS:
-        words, kind = words[:-1], "site"
-    if len(words) > 1 and words[0] == "the":
-        words = words[1:]
-    if len(words) > 1 and words[0] in ("team", "project"):
-        kind = "team" if words[0] == "team" else "project"
-        words = words[1:]
-    return "".join(words), kind
-
-
-def _compatible(kind: str, other: str, bare: Entity, is_word: WordTest) -> bool:
-    """Whether "X" with one marker and "X" with another name one thing: a team is not the
-    project or company of the same name; a bare invented name next to "X team" is mostly the
-    product the team builds, a bare word or acronym ("Finance", "SRE") the team itself."""
-    if kind == other:
-        return kind != "bare"
-    pair = {kind, other}
-    if pair in ({"bare", "legal"}, {"bare", "project"}):
-        return True
-    if pair == {"bare", "site"}:  # "Berlin HQ" is Berlin
-        return bare.type is EntityType.LOCATION
-    if pair == {"bare", "team"} and bare.type is not EntityType.LOCATION:  # a city, its team
-        words = normalize_name(bare.name).split()
-        return bare.name.isupper() or all(is_word(w) for w in words)
-    return False
-
-
-def _has_legal_form(form: str) -> bool:
-    words = normalize_name(form).split()
-    return len(words) >= 2 and (words[-1].rstrip(".") in LEGAL_FORMS
-                                or " ".join(words[-2:]) in LEGAL_FORMS)
-
-
-def _forms(e: Entity) -> list[str]:
-    return [f for f in dict.fromkeys([e.name, *e.aliases]) if f and not f.startswith("@")]
-
-
-@dataclass
-class _Person:
-    """A full person name: given tokens (all but the last) and the surname."""
-
-    given: tuple[str, ...]
-    surname: str
-
-
-# words that make a capitalised pair a place, a team or a company rather than a person
-NOT_PERSON_WORDS: frozenset[str] = frozenset(
-    {"hq", "qa", "ops", "office", "offices", "studio", "studios", "art", "lab", "labs", "cloud",
-     "services", "service", "bank", "payments", "capital", "games", "retail", "mobility",
-     "identity", "processing", "systems", "solutions", "partners", "ventures", "holdings",
-     "platform", "engineering", "operations", "support", "success", "culture", "release",
-     "center", "centre", "campus", "region", "street", "avenue", "road", "square"})
-_NAME_WORD = re.compile(r"^[^\W\d_][^\W\d_'’.-]*(?:[-'’][^\W\d_]+)*\.?$")
-
-
-def _person_of(form: str) -> _Person | None:
-    """Given names and surname of a capitalised, purely alphabetic full name; else None."""
-    words = form.split()
-    if len(words) < 2 or not all(_NAME_WORD.match(w) and w[0].isupper() and not (
-            len(w) > 1 and w.isupper()) for w in words):
-        return None
-    toks = [normalize_name(w).replace(" ", "-") for w in words]  # "Min-ji": one given name
-    toks = [t for t in toks if t]
-    if len(toks) < 2 or any(len(t) == 1 for t in toks) or any(
-            t in NOT_PERSON_WORDS or t in LEGAL_FORMS or t in TEAM_WORDS for t in toks):
-        return None
-    return _Person(tuple(toks[:-1]), toks[-1])
-
-
-def _is_full_person(e: Entity) -> bool:
-    """A person entity one of whose names is a full name ("Tucker" known as "Tucker Braun")."""
-    return e.type is EntityType.PERSON and any(_person_of(f) is not None for f in _forms(e))
-
 
 class _Clusters:
     """Union-find over entity ids that refuses a union joining two different people."""
 
     def __init__(self, entities: Sequence[Entity]) -> None:
         self.parent = {e.id: e.id for e in entities}
-        self.people: dict[str, list[_Person]] = {
-            e.id: [p for p in (_person_of(f) for f in _forms(e)) if p is not None]
-            for e in entities if _is_full_person(e)}
+        self.people: dict[str, list[FullName]] = {
+            e.id: [p for p in (full_name(f) for f in forms_of(e)) if p is not None]
+            for e in entities if is_full_person(e)}
 
     def find(self, x: str) -> str:
         while self.parent[x] != x:
@@ -232,7 +123,7 @@ class _Clusters:
         return True
 
 
-def _same_person(a: _Person, b: _Person) -> bool:
+def _same_person(a: FullName, b: FullName) -> bool:
     if sorted((*a.given, a.surname)) == sorted((*b.given, b.surname)):
         return True  # "Park Ji-woo" / "Ji-woo Park": family name first or last
     if surname_similarity(a.surname, b.surname) < 0.9:
@@ -250,7 +141,7 @@ def _link_pairs(entities: Sequence[Entity], is_word: WordTest) -> list[Link]:
     links: list[Link] = []
     by_key: dict[str, list[Entity]] = defaultdict(list)
     for e in entities:
-        for f in _forms(e):
+        for f in forms_of(e):
             for k in folded_keys(f):
                 by_key[k].append(e)
     for group in by_key.values():
@@ -259,16 +150,16 @@ def _link_pairs(entities: Sequence[Entity], is_word: WordTest) -> list[Link]:
     # qualifiers: "X team" / "Team X" / "X GmbH" / "Project X" share X
     by_core: dict[str, list[tuple[Entity, str]]] = defaultdict(list)
     for e in entities:  # filed under every form's core, with the marker of its name
-        kind = _qualified(e.name)[1]
-        for f in _forms(e):
-            core = _qualified(f)[0]
+        kind = qualified(e.name)[1]
+        for f in forms_of(e):
+            core = qualified(f)[0]
             if len(core) >= 3:
                 by_core[core].append((e, kind))
     for e in entities:  # the source by its name only: an alias may be a looser word
-        core, kind = _qualified(e.name)
+        core, kind = qualified(e.name)
         if kind not in ("bare", "team", "site"):
             continue
-        hits = {x.id for x, k in by_core.get(core, []) if x.id != e.id and _compatible(
+        hits = {x.id for x, k in by_core.get(core, []) if x.id != e.id and compatible(
             kind, k, e if kind == "bare" else x, is_word)}
         if len(hits) == 1:
             links.append(Link(e.id, hits.pop(), "qualifier"))
@@ -276,20 +167,20 @@ def _link_pairs(entities: Sequence[Entity], is_word: WordTest) -> list[Link]:
     return links
 
 
-def _nickname_pair(a: _Person, b: _Person) -> bool:
+def _nickname_pair(a: FullName, b: FullName) -> bool:
     x, y = sorted((a.given[0], b.given[0]), key=len)
     return x != y and y in nickname_formals(x)
 
 
 def _typo_links(entities: Sequence[Entity]) -> list[Link]:
     links: list[Link] = []
-    people = [(e, p) for e in entities if _is_full_person(e)
-              for p in (_person_of(f) for f in _forms(e)) if p is not None]
-    by_given: dict[str, list[tuple[Entity, _Person]]] = defaultdict(list)
+    people = [(e, p) for e in entities if is_full_person(e)
+              for p in (full_name(f) for f in forms_of(e)) if p is not None]
+    by_given: dict[str, list[tuple[Entity, FullName]]] = defaultdict(list)
     for e, p in people:
         by_given[p.given[0]].append((e, p))
     by_tokens: dict[tuple[str, ...], list[Entity]] = defaultdict(list)
-    by_surname: dict[str, list[tuple[Entity, _Person]]] = defaultdict(list)
+    by_surname: dict[str, list[tuple[Entity, FullName]]] = defaultdict(list)
     for e, p in people:
         by_tokens[tuple(sorted((*p.given, p.surname)))].append(e)
         by_surname[p.surname].append((e, p))
@@ -317,10 +208,10 @@ def _typo_links(entities: Sequence[Entity]) -> list[Link]:
     # other names: one edit in a long, purely alphabetic name with the same first letter
     words: dict[str, list[Entity]] = defaultdict(list)
     for e in entities:
-        if _is_full_person(e):
+        if is_full_person(e):
             continue
-        for f in _forms(e):
-            c = _compact(f)
+        for f in forms_of(e):
+            c = compact(f)
             if len(c) >= 6 and c.isalpha():
                 words[c].append(e)
     keys = sorted(words)
@@ -334,50 +225,16 @@ def _typo_links(entities: Sequence[Entity]) -> list[Link]:
             if other[0] == k[0] and DamerauLevenshtein.distance(k, other, score_cutoff=1) == 1:
                 for a in words[k]:
                     for b in words[other]:
-                        if a.id != b.id and not (_is_full_person(a) or _is_full_person(b)):
+                        if a.id != b.id and not (is_full_person(a) or is_full_person(b)):
                             links.append(Link(a.id, b.id, "typo"))
     return links
 
 
-def nickname_formals(token: str) -> set[str]:
-    """Formal given names a short form stands for (NICKNAME_GROUPS and the nicknames package)."""
-    out = set(formal_names(token)) | set(_package_formals(token))
-    out.discard(token)
-    return out
-
-
-@lru_cache(maxsize=4096)
-def _package_formals(token: str) -> frozenset[str]:
-    """Formal given names the ``nicknames`` package's table gives for a short form."""
-    try:
-        from nicknames import NickNamer
-    except ImportError:  # pragma: no cover - without the package only NICKNAME_GROUPS count
-        return frozenset()
-    return frozenset(_nicknamer(NickNamer).canonicals_of(token))
-
-
-@lru_cache(maxsize=1)
-def _nicknamer(cls: type) -> NickNamerLike:
-    namer: NickNamerLike = cls()
-    return namer
-
-
-def _initials(form: str) -> set[str]:
-    """Initials of a multi-word name, with and without its legal form / team word."""
-    words = [w for w in normalize_name(form.replace("-", " ")).split() if w not in _ACRONYM_SKIP]
-    out: set[str] = set()
-    while len(words) >= 2:
-        out.add("".join(w[0] for w in words))
-        if words[-1].rstrip(".") in LEGAL_FORMS or words[-1] in TEAM_WORDS:
-            words = words[:-1]
-        else:
-            break
-    return out
 
 
 def _short_links(entities: Sequence[Entity], clusters: _Clusters) -> list[Link]:
     """Short forms to the one cluster they can stand for."""
-    people: dict[str, list[_Person]] = defaultdict(list)  # root -> names
+    people: dict[str, list[FullName]] = defaultdict(list)  # root -> names
     for eid, names in clusters.people.items():
         people[clusters.find(eid)] += names
     given_of: dict[str, set[str]] = defaultdict(set)
@@ -393,12 +250,12 @@ def _short_links(entities: Sequence[Entity], clusters: _Clusters) -> list[Link]:
         if e.type is EntityType.PERSON:
             continue
         root = clusters.find(e.id)
-        for f in _forms(e):
+        for f in forms_of(e):
             toks = normalize_name(f).split()
-            if _has_legal_form(f) or (len(toks) >= 2 and toks[-1] in COMPANY_WORDS):
+            if has_legal_form(f) or (len(toks) >= 2 and toks[-1] in COMPANY_WORDS):
                 for n in range(1, len(toks) - (0 if toks[-1] in COMPANY_WORDS else 1)):
                     companies[" ".join(toks[:n])].add(root)
-            for ini in _initials(f):
+            for ini in initials_of(f):
                 initials[ini].add(root)
     links: list[Link] = []
 
@@ -409,19 +266,19 @@ def _short_links(entities: Sequence[Entity], clusters: _Clusters) -> list[Link]:
 
     for e in entities:
         key = " ".join(normalize_name(e.name).split())
-        if key in companies and not _has_legal_form(e.name) and e.type is not EntityType.TECHNOLOGY:
+        if key in companies and not has_legal_form(e.name) and e.type is not EntityType.TECHNOLOGY:
             one(companies[key], e, "company_short")  # "Orchid Lane" of "Orchid Lane Studios"
-        if (e.type is EntityType.PERSON and _person_of(e.name) is not None) \
+        if (e.type is EntityType.PERSON and full_name(e.name) is not None) \
                 or e.type is EntityType.TECHNOLOGY:
             continue
         for f in [e.name]:  # aliases were judged when they joined; a name speaks for itself
             raw = f.strip()
             toks = [normalize_name(raw).replace(" ", "-")] if " " not in raw and "-" in raw \
-                else _tokens(raw)
+                else name_tokens(raw)
             if not toks:
                 continue
             letters = re.sub(r"[^a-z]", "", raw.lower())
-            if _ACRONYM.match(raw) and (len(letters) >= 3 or "&" in raw):
+            if ACRONYM.match(raw) and (len(letters) >= 3 or "&" in raw):
                 one(initials.get(letters, ()), e, "acronym")
                 continue
             if len(toks) >= 2 and all(len(t) == 1 for t in toks[:-1]) and len(toks[-1]) > 1:
@@ -483,11 +340,11 @@ def plan_consolidation(entities: Sequence[Entity], is_word: WordTest = no_words)
 
 
 def _target_rank(e: Entity) -> tuple[int, int, int, int, int, str]:
-    qualified = _has_legal_form(e.name) or normalize_name(e.name).split()[-1:] in (
+    marked = has_legal_form(e.name) or normalize_name(e.name).split()[-1:] in (
         [[w] for w in TEAM_WORDS])
-    return (int(qualified) - int(_qualified(e.name)[1] == "site"),
-            int(_person_of(e.name) is not None and e.type is EntityType.PERSON),
-            int(_is_full_person(e)), e.evidence_count, len(e.name), e.id)
+    return (int(marked) - int(qualified(e.name)[1] == "site"),
+            int(full_name(e.name) is not None and e.type is EntityType.PERSON),
+            int(is_full_person(e)), e.evidence_count, len(e.name), e.id)
 
 
 def retypes(entities: Sequence[Entity]) -> dict[str, EntityType]:
@@ -495,7 +352,7 @@ def retypes(entities: Sequence[Entity]) -> dict[str, EntityType]:
     a team word at the end ("Stonepine Art Co", "Payments team") is an organisation."""
     out: dict[str, EntityType] = {}
     for e in entities:
-        kind = _qualified(e.name)[1]
+        kind = qualified(e.name)[1]
         if kind in ("legal", "team") and e.type is not EntityType.ORGANIZATION:
             out[e.id] = EntityType.ORGANIZATION
     return out

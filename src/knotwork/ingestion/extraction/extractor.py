@@ -219,7 +219,7 @@ def _with_person_teams(text: str, mentions: list[Mention]) -> list[Mention]:
 
 
 def _nickname_linked(short: str, given: str) -> bool:
-    from knotwork.resolution.consolidate import nickname_formals
+    from knotwork.resolution.name_forms import nickname_formals
 
     return given in nickname_formals(short)
 
