@@ -359,16 +359,9 @@ def retypes(entities: Sequence[Entity]) -> dict[str, EntityType]:
 
 
 def _vocabulary(rt: Runtime) -> WordTest:
-    """Common English words: the strings of the NER model's vocabulary, when one is loaded."""
-    nlp = getattr(rt.extractor, "nlp", None)
-    strings = getattr(getattr(nlp, "vocab", None), "strings", None)
-    if strings is None:
-        return no_words
-
-    def is_word(word: str) -> bool:
-        return word.lower() in strings
-
-    return is_word
+    """Common English words: the extractor's copy of its NER model's vocabulary, if any."""
+    test = getattr(rt.extractor, "is_common_word", None)
+    return test if callable(test) else no_words
 
 
 def consolidate(rt: Runtime, group_id: str, *, dry_run: bool = False) -> ConsolidationReport:

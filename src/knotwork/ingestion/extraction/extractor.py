@@ -52,6 +52,9 @@ class EnsembleExtractor:
     def __init__(self, nlp: Any | None, extra: Sequence[Extractor] = (),
                  policy: VotePolicy | None = None) -> None:
         self._nlp = nlp
+        self._words: frozenset[str] | None = None
+        if nlp is not None:
+            self.is_common_word("")  # the vocabulary as loaded, before any text adds to it
         self._llm = LlmVoteExtractor()
         self.ensemble = Ensemble([*default_extractors(nlp), *extra, self._llm], policy or VotePolicy())
         self.users: dict[str, str] = {}  # Slack handle / user id -> real name
@@ -60,9 +63,13 @@ class EnsembleExtractor:
     def nlp(self) -> Any | None:
         return self._nlp
 
-    def _is_word(self, word: str) -> bool:
-        """A common English word: one the NER model's vocabulary holds (no model: none)."""
-        return self._nlp is not None and word.lower() in self._nlp.vocab.strings
+    def is_common_word(self, word: str) -> bool:
+        """A common English word: one the NER model's vocabulary held when it was loaded (its
+        string store grows with every text it reads, so it is copied once); no model: none."""
+        if self._words is None:
+            strings = self._nlp.vocab.strings if self._nlp is not None else ()
+            self._words = frozenset(s.lower() for s in strings)
+        return word.lower() in self._words
 
     def extract(
         self,
@@ -85,7 +92,7 @@ class EnsembleExtractor:
             self._llm.set_votes(())
         out = []
         for i, (chunk, mentions) in enumerate(zip(chunks, per_chunk, strict=True)):
-            mentions = alias_mentions(chunk.text, mentions, _nickname_linked, self._is_word)
+            mentions = alias_mentions(chunk.text, mentions, _nickname_linked, self.is_common_word)
             mentions = _with_person_teams(chunk.text, _with_role_people(
                 chunk.text, _without_cell_labels(chunk.text, mentions)))
             votes = llm[i] if llm is not None and i < len(llm) else None
@@ -108,7 +115,7 @@ class EnsembleExtractor:
     def _one(self, text: str, doc: Any | None, mentions: list[Mention],
              votes: LlmChunkVotes | None) -> ChunkExtraction:
         entities, index_of = _cluster(mentions)
-        dropped = entity_filter.junk(entities, text, self._is_word)
+        dropped = entity_filter.junk(entities, text, self.is_common_word)
         if dropped:
             gone = {id(m) for i in dropped for m in entities[i].mentions}
             mentions = [m for m in mentions if id(m) not in gone]
