@@ -155,7 +155,15 @@ class Knotwork:
 
     def ingest_documents(self, documents: Iterable[RawDocument], group_id: str | None = None,
                          progress: Progress | None = None) -> IngestReport:
-        return self._pipeline(group_id).ingest(documents, progress)
+        report = self._pipeline(group_id).ingest(documents, progress)
+        if self.settings.consolidate_after_ingest and (report.added or report.updated):
+            from knotwork.resolution.consolidate import consolidate
+
+            merged = consolidate(self._rt, self._group(group_id))
+            report.entities_merged = merged.merged_entities
+            if merged.merged_entities:
+                self._pipeline(group_id).forget_known()
+        return report
 
     def ingest_path(self, path: Path, group_id: str | None = None,
                     progress: Progress | None = None) -> IngestReport:

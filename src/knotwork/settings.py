@@ -149,6 +149,8 @@ class Settings(BaseSettings):
     resolution_weight_embedding: float = Field(default=0.4, ge=0)
     resolution_weight_type: float = Field(default=0.2, ge=0)
     resolution_match_threshold: float = Field(default=0.85, ge=0, le=1)
+    # merge twin entities on strong name evidence after each ingest (resolution.consolidate)
+    consolidate_after_ingest: bool = True
     resolution_auto_threshold: float = Field(default=0.95, ge=0, le=1)
     resolution_ambiguity_threshold: float = Field(default=0.80, ge=0, le=1)
     resolution_max_candidates_per_key: int = Field(default=100, ge=1)

@@ -75,6 +75,7 @@ class IngestReport:
     updated: list[str] = field(default_factory=list)  # ... of changed (re-processed) documents
     facts_retired: int = 0  # left without evidence by a changed document (see lineage)
     entities_retired: int = 0
+    entities_merged: int = 0  # twins joined by the consolidation pass after the ingest
     stale_communities: list[str] = field(default_factory=list)  # not re-summarized inline
     # flagged "new" decisions (tied candidates): review items whose entity a worker
     # re-resolves later (RESOLVE_ENTITY tasks, see services.worker.resolve)

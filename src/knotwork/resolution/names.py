@@ -254,6 +254,11 @@ def given_similarity(a: str, b: str) -> float | None:
     if nickname_linked(a, b):
         return 0.95
     edits = DamerauLevenshtein.distance(a, b)
+    stem = _common_prefix(a, b)
+    ra, rb = a[stem:], b[stem:]
+    if stem >= 2 and ra in _NAME_ENDINGS and rb in _NAME_ENDINGS and (
+            not ra or not rb or len(ra) == len(rb) == 1):
+        return None  # Gabriel/Gabriela, Maria/Mario: a name ending, not a typo
     if edits == 1 and min(len(a), len(b)) >= 7:
         return max(0.88, JaroWinkler.similarity(a, b))  # Jonathon/Jonathan
     stem = _common_prefix(a, b)
@@ -310,6 +315,8 @@ def person_similarity(a: PersonName, b: PersonName) -> float:
     s = surname_similarity(a.surname, b.surname)
     if len(a.tokens) == 2 and a.tokens[0] == b.surname and a.tokens[1] == b.given:
         return 0.95  # "Smith John": surname first, no comma
+    if a.tokens != b.tokens and sorted(a.tokens) == sorted(b.tokens):
+        return 0.95  # "Park Ji-woo" / "Ji-woo Park": family name first or last
     if g is None:
         return min(0.5, 0.5 * s)
     if g == UNCERTAIN:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from knotwork.domain.ids import stable_id
 from knotwork.domain.timeutil import utcnow
+from knotwork.resolution.consolidate import consolidate
 from knotwork.resolution.ingest import entity_block_keys, record_of, review_candidates
 from knotwork.resolution.merge import Merger
 from knotwork.resolution.models import ReviewItem
@@ -40,6 +41,7 @@ class ReresolveReport(BaseModel):
     merges: list[PlannedMerge] = Field(default_factory=list)
     flagged: int = 0
     dry_run: bool = False
+    consolidated: int = 0  # entities joined to a twin by the consolidation pass
 
 
 def reresolve(rt: Runtime, group_id: str, *, dry_run: bool = False,
@@ -48,6 +50,7 @@ def reresolve(rt: Runtime, group_id: str, *, dry_run: bool = False,
     if sql is None:
         raise ValueError("re-resolution needs the SQL document store")
     resolver = Resolver(resolution_config(rt.settings))
+    joined = consolidate(rt, group_id, dry_run=dry_run)  # twins on strong name evidence first
     entities = {e.id: e for e in rt.graph.list_entities(group_id)}
     if not dry_run:
         sql.replace_keys(group_id, {e.id: entity_block_keys(e, resolver.config)
@@ -56,7 +59,7 @@ def reresolve(rt: Runtime, group_id: str, *, dry_run: bool = False,
     for entity in entities.values():
         store.add(record_of(entity))
     report = ReresolveReport(entities=len(entities), keys_rebuilt=0 if dry_run else len(entities),
-                             dry_run=dry_run)
+                             dry_run=dry_run, consolidated=joined.merged_entities)
     merged: set[str] = set()
     reviews: list[ReviewItem] = []
     order = sorted(entities.values(), key=lambda e: (e.evidence_count, e.name, e.id))

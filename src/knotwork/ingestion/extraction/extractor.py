@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from knotwork.domain.models import EntityType
+from knotwork.ingestion.extraction import entity_filter
+from knotwork.ingestion.extraction.aliases import alias_mentions
 from knotwork.ingestion.extraction.ensemble import Ensemble, VotePolicy, default_extractors
 from knotwork.ingestion.extraction.extractors import LlmVoteExtractor
 from knotwork.ingestion.extraction.mentions import JOB_TITLE, rule_type
@@ -32,7 +34,7 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger(__name__)
 
-_WEIGHT = {"speaker": 3.0, "user": 3.0, "rule": 2.5, "gazetteer": 3.0, "known": 2.0, "llm": 2.0,
+_WEIGHT = {"alias": 3.0, "speaker": 3.0, "user": 3.0, "rule": 2.5, "gazetteer": 3.0, "known": 2.0, "llm": 2.0,
            "gliner": 1.5, "spacy": 1.0, "caps": 0.8, "shape": 0.5, "coref": 0.5, "acronym": 2.0}
 _CONTRACTIONS = {"'m": " is", "’m": " is", "'ve": " has", "’ve": " has", "'ll": " will",
                  "’ll": " will", "'d": " would", "’d": " would"}
@@ -50,6 +52,9 @@ class EnsembleExtractor:
     def __init__(self, nlp: Any | None, extra: Sequence[Extractor] = (),
                  policy: VotePolicy | None = None) -> None:
         self._nlp = nlp
+        self._words: frozenset[str] | None = None
+        if nlp is not None:
+            self.is_common_word("")  # the vocabulary as loaded, before any text adds to it
         self._llm = LlmVoteExtractor()
         self.ensemble = Ensemble([*default_extractors(nlp), *extra, self._llm], policy or VotePolicy())
         self.users: dict[str, str] = {}  # Slack handle / user id -> real name
@@ -57,6 +62,14 @@ class EnsembleExtractor:
     @property
     def nlp(self) -> Any | None:
         return self._nlp
+
+    def is_common_word(self, word: str) -> bool:
+        """A common English word: one the NER model's vocabulary held when it was loaded (its
+        string store grows with every text it reads, so it is copied once); no model: none."""
+        if self._words is None:
+            strings = self._nlp.vocab.strings if self._nlp is not None else ()
+            self._words = frozenset(s.lower() for s in strings)
+        return word.lower() in self._words
 
     def extract(
         self,
@@ -79,6 +92,7 @@ class EnsembleExtractor:
             self._llm.set_votes(())
         out = []
         for i, (chunk, mentions) in enumerate(zip(chunks, per_chunk, strict=True)):
+            mentions = alias_mentions(chunk.text, mentions, _nickname_linked, self.is_common_word)
             mentions = _with_person_teams(chunk.text, _with_role_people(
                 chunk.text, _without_cell_labels(chunk.text, mentions)))
             votes = llm[i] if llm is not None and i < len(llm) else None
@@ -101,6 +115,11 @@ class EnsembleExtractor:
     def _one(self, text: str, doc: Any | None, mentions: list[Mention],
              votes: LlmChunkVotes | None) -> ChunkExtraction:
         entities, index_of = _cluster(mentions)
+        dropped = entity_filter.junk(entities, text, self.is_common_word)
+        if dropped:
+            gone = {id(m) for i in dropped for m in entities[i].mentions}
+            mentions = [m for m in mentions if id(m) not in gone]
+            entities, index_of = _cluster(mentions)
         relations: list[LocalRelation] = []
         sentences = _sentences(text, doc)
         for start, end in sentences:
@@ -133,7 +152,7 @@ _NOT_A_TEAM = re.compile(r"^(?:Head|Director|VP|Chief|Manager|Senior|Staff|Princ
 
 _TITLE_PAREN = re.compile(r"^[ \t]*\((" + JOB_TITLE + r")\)")
 _GUESSERS = ("spacy", "shape", "caps", "gliner")  # statistical or capitalisation guesses
-_STRONG = frozenset({"rule", "gazetteer", "user", "speaker", "known", "llm"})
+_STRONG = frozenset({"rule", "gazetteer", "user", "speaker", "known", "llm", "alias"})
 
 
 def _without_cell_labels(text: str, mentions: list[Mention]) -> list[Mention]:
@@ -204,6 +223,12 @@ def _with_person_teams(text: str, mentions: list[Mention]) -> list[Mention]:
                     or m.extractor not in _GUESSERS
                     or not any(a <= m.start and m.end <= b for a, b in titles)]
     return sorted([*mentions, *added], key=lambda m: (m.start, m.end)) if added else mentions
+
+
+def _nickname_linked(short: str, given: str) -> bool:
+    from knotwork.resolution.name_forms import nickname_formals
+
+    return given in nickname_formals(short)
 
 
 RuleBasedExtractor = EnsembleExtractor  # the name the rest of the code imported first
@@ -314,7 +339,8 @@ def _cluster(mentions: list[Mention]) -> tuple[list[LocalEntity], dict[int, int]
             votes[(m.type, m.subtype)] += _WEIGHT[m.extractor] * m.confidence
         (etype, subtype), _ = max(votes.items(), key=lambda kv: kv[1])
         aliases = {clean_display_name(m.text) for m in ms
-                   if (m.refers_to is None and m.extractor != "coref") or m.extractor == "acronym"}
+                   if (m.refers_to is None and m.extractor != "coref")
+                   or m.extractor in ("acronym", "alias")}
         aliases.discard(display[key])
         ent = LocalEntity(display[key], key, etype, subtype, max(m.confidence for m in ms), ms, aliases)
         for m in ms:
@@ -332,7 +358,7 @@ def _fact_text(text: str, start: int, end: int, mentions: list[Mention]) -> str:
             continue
         if m.extractor == "speaker" and m.text.lower() in {"we", "us", "our"}:
             continue
-        if m.extractor in ("known", "acronym") or (m.extractor == "rule" and m.refers_to):
+        if m.extractor in ("known", "acronym", "alias") or (m.extractor == "rule" and m.refers_to):
             continue
         out.append(text[pos : m.start])
         word = m.text.lower()
