@@ -104,6 +104,8 @@ class Fact(_Model):
     valid_at / invalid_at: when the fact held in the world.
     created_at / expired_at: when Knotwork learned it / learned it stopped holding.
     episodes: ids of the episodes (chunks) that evidence it.
+    episode_confidences: the extraction confidence of each of them (aligned with
+    ``episodes``); ``confidence`` is computed from them (``domain.evidence``).
     """
 
     id: str
@@ -114,6 +116,7 @@ class Fact(_Model):
     fact: str
     confidence: float = 1.0
     episodes: list[str] = Field(default_factory=list)
+    episode_confidences: list[float] = Field(default_factory=list)
     valid_at: datetime | None = None
     invalid_at: datetime | None = None
     created_at: datetime

@@ -161,6 +161,7 @@ class BatchBuilder:
                     id=fact_id(self._group, src, tgt, rel.type, rel.fact), group_id=self._group,
                     source_id=src, target_id=tgt, type=rel.type, fact=rel.fact,
                     confidence=rel.confidence, episodes=[episode.id],
+                    episode_confidences=[rel.confidence],
                     valid_at=valid_at, invalid_at=invalid_at,
                     created_at=self._now, extraction_method=rel.method))
         if not proposed:

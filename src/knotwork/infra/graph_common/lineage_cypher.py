@@ -15,11 +15,24 @@ WHERE ep.document_id IN $document_ids
 RETURN ep.id AS id
 ORDER BY id"""
 
-# Facts keep their other evidence; a fact left with none is found by UNEVIDENCED_FACTS.
+# Facts keep their other evidence (with its per-episode confidences) and their confidence is
+# recomputed from it as ``domain.evidence.evidence_confidence`` does ($boost, $cap); a fact left
+# with none is found by UNEVIDENCED_FACTS. Facts stored without per-episode confidences count
+# each remaining episode at the stored confidence less its boosts (``aligned_confidences``).
 STRIP_EVIDENCE: Final = """
 MATCH (:Entity {group_id: $group_id})-[r:RELATES_TO]->(:Entity)
 WHERE r.group_id = $group_id AND any(x IN r.episodes WHERE x IN $ids)
-SET r.episodes = [x IN r.episodes WHERE NOT x IN $ids]
+WITH r, [i IN range(0, size(r.episodes) - 1) WHERE NOT r.episodes[i] IN $ids] AS keep,
+     coalesce(r.episode_confidences, []) AS per_episode,
+     r.confidence - $boost * (size(r.episodes) - 1) AS legacy
+WITH r, keep, [i IN keep | CASE WHEN size(per_episode) = size(r.episodes) THEN per_episode[i]
+                                WHEN legacy < 0.0 THEN 0.0 ELSE legacy END] AS kept
+WITH r, keep, kept,
+     reduce(m = 0.0, c IN kept | CASE WHEN c > m THEN c ELSE m END)
+       + $boost * (size(kept) - 1) AS score
+SET r.episodes = [i IN keep | r.episodes[i]], r.episode_confidences = kept,
+    r.confidence = CASE WHEN size(kept) = 0 THEN r.confidence
+                        WHEN score > $cap THEN $cap ELSE score END
 RETURN count(r) AS written"""
 
 DELETE_EPISODES_BY_ID: Final = """

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
+from knotwork.domain.evidence import aligned_confidences, evidence_confidence
 from knotwork.domain.models import (
     Community,
     CommunityState,
@@ -128,6 +129,8 @@ def row_to_entity(row: Mapping[str, Any]) -> Entity:
 
 
 def fact_to_row(fact: Fact) -> Row:
+    """The stored confidence is always the one the fact's evidence gives (``domain.evidence``)."""
+    per_episode = aligned_confidences(fact.confidence, fact.episodes, fact.episode_confidences)
     return {
         "id": fact.id,
         "group_id": fact.group_id,
@@ -135,8 +138,9 @@ def fact_to_row(fact: Fact) -> Row:
         "target_id": fact.target_id,
         "type": fact.type.value,
         "fact": fact.fact,
-        "confidence": float(fact.confidence),
+        "confidence": evidence_confidence(per_episode, float(fact.confidence)),
         "episodes": list(fact.episodes),
+        "episode_confidences": per_episode,
         "valid_at": to_iso(fact.valid_at),
         "invalid_at": to_iso(fact.invalid_at),
         "created_at": to_iso(fact.created_at),
@@ -146,6 +150,9 @@ def fact_to_row(fact: Fact) -> Row:
 
 
 def row_to_fact(row: Mapping[str, Any]) -> Fact:
+    confidence = float(row["confidence"]) if row.get("confidence") is not None else 1.0
+    episodes = _strings(row.get("episodes"))
+    per_episode = [float(c) for c in row.get("episode_confidences") or []]
     return Fact(
         id=row["id"],
         group_id=row["group_id"],
@@ -153,8 +160,9 @@ def row_to_fact(row: Mapping[str, Any]) -> Fact:
         target_id=row["target_id"],
         type=row["type"],
         fact=row.get("fact") or "",
-        confidence=float(row["confidence"]) if row.get("confidence") is not None else 1.0,
-        episodes=_strings(row.get("episodes")),
+        confidence=confidence,
+        episodes=episodes,
+        episode_confidences=aligned_confidences(confidence, episodes, per_episode),
         valid_at=_time(row.get("valid_at")),
         invalid_at=_time(row.get("invalid_at")),
         created_at=_required_time(row.get("created_at"), "created_at"),
