@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -48,6 +48,15 @@ class Settings(BaseSettings):
 
     data_dir: Path = Field(default=Path(".knotwork"), description="all embedded state")
     group: str = "default"
+
+    @field_validator("group")
+    @classmethod
+    def _valid_group(cls, value: str) -> str:
+        """The tenant every command reads and writes: the same rule as the stores' (issue 18:
+        ``status`` reported on a group id that every write rejects)."""
+        from knotwork.infra.graph_common.records import validate_group_id
+
+        return validate_group_id(value)
 
     # graph
     graph_backend: GraphBackend = GraphBackend.FALKORDB

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated, NoReturn, TypeVar
 
 import typer
+from pydantic import ValidationError
 
 from knotwork.domain.models import EntityType, EpisodeSource, QueryMode
 from knotwork.domain.timeutil import parse_user_time
@@ -63,7 +64,12 @@ def main_options(
         overrides["data_dir"] = data_dir
     if group is not None:
         overrides["group"] = group
-    _State.settings = Settings(**overrides)  # type: ignore[arg-type]
+    try:
+        _State.settings = Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:  # an invalid --group (or KNOTWORK_* value): one line, exit 2
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        fail(f"{where}: {first.get('msg', 'invalid')}".removeprefix(": "))
 
 
 @contextmanager
