@@ -3,19 +3,20 @@
 Random edit sequences (a page rewritten with other sentences, a page deleted at its source
 and added again) over three small pages, ingested one step at a time into the real stores
 (the session FalkorDB, SQLite, Qdrant edge); then the final versions are ingested fresh into
-another tenant. Facts (sentence, validity, confidence, evidence), SQL mention rows and graph
-MENTIONS must be the same: confidence is a function of the current evidence, and a page's old
-version does not steer the extraction of its new one.
+another tenant. Facts (sentence, validity and end, confidence, evidence), SQL mention rows
+and graph MENTIONS must be the same: confidence and validity are functions of the current
+evidence, an end a newer fact gave goes with that fact's evidence, a page's old version does
+not steer the extraction of its new one.
 
-The pages share one timestamp and state each fact in one sentence form with no functional
-conflicts: which sighting names a fact stated differently by several pages, and validity
-drawn from withdrawn evidence, are not yet a function of the current evidence (see issue 18).
+Each page keeps one date across its versions, and each fact has one sentence form: which
+sighting names a fact several pages state in different words, and an edit that makes the
+newer of two conflicting facts the older, are not yet functions of the current evidence.
 """
 
 from __future__ import annotations
 
 import secrets
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.models]
 
 WHEN = datetime(2024, 3, 1, tzinfo=UTC)
 PAGES = ("alpha", "beta", "gamma")
+DATES = {page: WHEN + timedelta(days=i) for i, page in enumerate(PAGES)}
 SENTENCES = (
     "Ana Lopez reports to Ben Okoro.",
     "Ben Okoro leads Project Falcon.",
@@ -42,6 +44,8 @@ SENTENCES = (
     "Ben Okoro manages Dev Shah.",
     "Ana Lopez works at Northwind Labs.",
     "Northwind Labs is headquartered in Lisbon.",
+    "Ana Lopez works at Beta Labs.",  # one company per person: these two end the ones above
+    "Dev Shah works at Northwind Labs.",
 )
 
 # one step: (page, sentences) rewrites the page; (page, None) deletes it at its source
@@ -56,7 +60,8 @@ Snapshot = dict[str, object]
 
 def _raw(page: str, sentences: tuple[str, ...]) -> RawDocument:
     return RawDocument(source_system=SourceSystem.FILE, source_id=page, title=page,
-                       content=" ".join(sentences), created_at=WHEN, modified_at=WHEN)
+                       content=" ".join(sentences), created_at=DATES[page],
+                       modified_at=DATES[page])
 
 
 def _snapshot(kw: Knotwork) -> Snapshot:
@@ -69,7 +74,7 @@ def _snapshot(kw: Knotwork) -> Snapshot:
     entities = graph.list_entities(group)
     names = {e.id: e.name for e in entities}
     facts = {(names[f.source_id], names[f.target_id], f.type.value, f.fact):
-             (round(f.confidence, 9), f.valid_at, f.invalid_at,
+             (round(f.confidence, 9), f.valid_at, f.invalid_at, f.invalidated_by is not None,
               sorted(where[e] for e in f.episodes))
              for f in graph.list_facts(group)}
     mentions = sorted((where[str(r["chunk_id"])], names[str(r["entity_id"])], r["span_start"],

@@ -7,13 +7,15 @@ best of them plus a boost per further episode, capped:
     confidence = min(CAP, max(per_episode) + BOOST * (len(per_episode) - 1))
 
 so withdrawing a document (an edit, a deletion) lowers it again, and re-adding it gives the
-same value as a fresh ingest. The graph store applies the same formula when it strips
+same value as a fresh ingest. Likewise ``valid_at`` is the earliest start of validity the
+current evidence gives (``Fact.episode_valid_at``, aligned the same way). The graph store applies the same formula when it strips
 withdrawn episodes (``lineage_cypher.STRIP_EVIDENCE`` takes these constants as parameters).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 EVIDENCE_BOOST = 0.05  # per supporting episode beyond the first
 MAX_CONFIDENCE = 1.0
@@ -25,6 +27,21 @@ def evidence_confidence(per_episode: Sequence[float], fallback: float = 1.0) -> 
         return fallback
     score = max(per_episode) + EVIDENCE_BOOST * (len(per_episode) - 1)
     return min(score, MAX_CONFIDENCE)
+
+
+def aligned_valid_at(valid_at: datetime | None, episodes: Sequence[str],
+                     per_episode: Sequence[datetime | None]) -> list[datetime | None]:
+    """Per-episode start of validity aligned with ``episodes`` (facts stored before they
+    were kept: the fact's own ``valid_at`` for each)."""
+    if len(per_episode) == len(episodes):
+        return list(per_episode)
+    return [valid_at] * len(episodes)
+
+
+def earliest(per_episode: Sequence[datetime | None]) -> datetime | None:
+    """A fact holds since the earliest start its current evidence gives (None: none given)."""
+    known = [v for v in per_episode if v is not None]
+    return min(known) if known else None
 
 
 def aligned_confidences(confidence: float, episodes: Sequence[str],

@@ -12,7 +12,12 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
-from knotwork.domain.evidence import aligned_confidences, evidence_confidence
+from knotwork.domain.evidence import (
+    aligned_confidences,
+    aligned_valid_at,
+    earliest,
+    evidence_confidence,
+)
 from knotwork.domain.ids import stable_id
 from knotwork.domain.models import Fact, RelationType
 
@@ -87,16 +92,19 @@ def merge_into(existing: Fact, new: Fact) -> Fact:
         return new.model_copy(update={
             "id": existing.id, "created_at": existing.created_at,
             "invalid_at": existing.invalid_at if superseded else new.invalid_at,
-            "expired_at": existing.expired_at if superseded else new.expired_at})
+            "expired_at": existing.expired_at if superseded else new.expired_at,
+            "invalidated_by": existing.invalidated_by if superseded else new.invalidated_by})
     support = dict(zip(existing.episodes, aligned_confidences(
         existing.confidence, existing.episodes, existing.episode_confidences), strict=True))
-    for episode, confidence in zip(new.episodes, aligned_confidences(
-            new.confidence, new.episodes, new.episode_confidences), strict=True):
+    starts = dict(zip(existing.episodes, aligned_valid_at(
+        existing.valid_at, existing.episodes, existing.episode_valid_at), strict=True))
+    for episode, confidence, start in zip(new.episodes, aligned_confidences(
+            new.confidence, new.episodes, new.episode_confidences), aligned_valid_at(
+            new.valid_at, new.episodes, new.episode_valid_at), strict=True):
         support[episode] = max(confidence, support.get(episode, confidence))
+        starts[episode] = earliest([starts.get(episode), start])
     episodes = list(support)
-    valid_at = existing.valid_at
-    if new.valid_at is not None and (valid_at is None or new.valid_at < valid_at):
-        valid_at = new.valid_at
+    valid_at = earliest(list(starts.values()))
     invalid_at = existing.invalid_at
     if invalid_at is None and new.invalid_at is not None and (
             valid_at is None or new.invalid_at > valid_at):
@@ -105,6 +113,7 @@ def merge_into(existing: Fact, new: Fact) -> Fact:
     return existing.model_copy(update={
         "episodes": episodes,
         "episode_confidences": per_episode,
+        "episode_valid_at": list(starts.values()),
         "valid_at": valid_at,
         "invalid_at": invalid_at,
         "confidence": evidence_confidence(per_episode, max(existing.confidence, new.confidence)),
@@ -147,7 +156,8 @@ def contradictions(new: Fact, existing: Iterable[Fact], now: datetime,
             continue
         if old.valid_at is not None and new.valid_at is not None and old.valid_at > new.valid_at:
             continue  # the "new" fact is older news: it does not end the newer one
-        out.append(old.model_copy(update={"invalid_at": new.valid_at or now, "expired_at": now}))
+        out.append(old.model_copy(update={"invalid_at": new.valid_at or now, "expired_at": now,
+                                          "invalidated_by": new.id}))
     return out
 
 

@@ -49,12 +49,22 @@ class LineageCypherMixin(ABC):
         # evidence first: a crash in between leaves the episodes, and a re-run finds them again
         self._write_ids(group_id, lq.STRIP_EVIDENCE, episode_ids, "written",
                         boost=EVIDENCE_BOOST, cap=MAX_CONFIDENCE)
+        self._run(group_id, lq.SYNC_ENDS, {"group_id": group_id}, write=True)
         return self._write_ids(group_id, lq.DELETE_EPISODES_BY_ID, episode_ids, "deleted")
 
     def unevidenced_facts(self, group_id: str) -> list[Fact]:
         validate_group_id(group_id)
         rows = self._run(group_id, lq.UNEVIDENCED_FACTS, {"group_id": group_id})
         return [row_to_fact(r) for r in rows]
+
+    def facts_invalidated_by(self, group_id: str, ids: Sequence[str]) -> list[Fact]:
+        validate_group_id(group_id)
+        found: list[Fact] = []
+        for chunk in batches(unique(ids), self.batch_size):
+            rows = self._run(group_id, lq.FACTS_INVALIDATED_BY,
+                             {"group_id": group_id, "ids": list(chunk)})
+            found += [row_to_fact(r) for r in rows]
+        return found
 
     def delete_facts(self, group_id: str, ids: Sequence[str]) -> int:
         validate_group_id(group_id)

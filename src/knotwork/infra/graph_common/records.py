@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
-from knotwork.domain.evidence import aligned_confidences, evidence_confidence
+from knotwork.domain.evidence import aligned_confidences, aligned_valid_at, evidence_confidence
 from knotwork.domain.models import (
     Community,
     CommunityState,
@@ -131,6 +131,7 @@ def row_to_entity(row: Mapping[str, Any]) -> Entity:
 def fact_to_row(fact: Fact) -> Row:
     """The stored confidence is always the one the fact's evidence gives (``domain.evidence``)."""
     per_episode = aligned_confidences(fact.confidence, fact.episodes, fact.episode_confidences)
+    starts = aligned_valid_at(fact.valid_at, fact.episodes, fact.episode_valid_at)
     return {
         "id": fact.id,
         "group_id": fact.group_id,
@@ -141,11 +142,14 @@ def fact_to_row(fact: Fact) -> Row:
         "confidence": evidence_confidence(per_episode, float(fact.confidence)),
         "episodes": list(fact.episodes),
         "episode_confidences": per_episode,
+        # "" for an episode that gives no start (graph lists hold no nulls)
+        "episode_valid_at": [to_iso(v) or "" for v in starts],
         "valid_at": to_iso(fact.valid_at),
         "invalid_at": to_iso(fact.invalid_at),
         "created_at": to_iso(fact.created_at),
         "expired_at": to_iso(fact.expired_at),
         "extraction_method": fact.extraction_method,
+        "invalidated_by": fact.invalidated_by,
     }
 
 
@@ -153,6 +157,8 @@ def row_to_fact(row: Mapping[str, Any]) -> Fact:
     confidence = float(row["confidence"]) if row.get("confidence") is not None else 1.0
     episodes = _strings(row.get("episodes"))
     per_episode = [float(c) for c in row.get("episode_confidences") or []]
+    valid_at = _time(row.get("valid_at"))
+    starts = [from_iso(str(v)) if v else None for v in row.get("episode_valid_at") or []]
     return Fact(
         id=row["id"],
         group_id=row["group_id"],
@@ -163,11 +169,13 @@ def row_to_fact(row: Mapping[str, Any]) -> Fact:
         confidence=confidence,
         episodes=episodes,
         episode_confidences=aligned_confidences(confidence, episodes, per_episode),
-        valid_at=_time(row.get("valid_at")),
+        episode_valid_at=aligned_valid_at(valid_at, episodes, starts),
+        valid_at=valid_at,
         invalid_at=_time(row.get("invalid_at")),
         created_at=_required_time(row.get("created_at"), "created_at"),
         expired_at=_time(row.get("expired_at")),
         extraction_method=row.get("extraction_method") or "rule",
+        invalidated_by=row.get("invalidated_by") or None,
     )
 
 
