@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -54,9 +54,23 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default=Path(".knotwork"), description="all embedded state")
     group: str = "default"
 
+    @field_validator("group")
+    @classmethod
+    def _valid_group(cls, value: str) -> str:
+        """The tenant every command reads and writes: the same rule as the stores' (issue 18:
+        ``status`` reported on a group id that every write rejects)."""
+        from knotwork.infra.graph_common.records import validate_group_id
+
+        return validate_group_id(value)
+
     # graph
     graph_backend: GraphBackend = GraphBackend.FALKORDB
     falkordb_url: str | None = None  # e.g. redis://host:6379 to use a running FalkorDB
+    graph_timeout_s: float = Field(
+        default=20.0, gt=0,
+        description="socket timeout of the FalkorDB client and of the Redis clients on its "
+                    "server (cache, events, job queue): a stalled store fails a request after "
+                    "it (the API answers 503 with Retry-After) instead of hanging it")
     neo4j_uri: str | None = None
     neo4j_user: str = "neo4j"
     neo4j_password: str = "neo4j"

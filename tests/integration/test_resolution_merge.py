@@ -136,3 +136,35 @@ def test_unmerge_restores_community_membership_in_the_tenant_export(
     merger.unmerge(record.id, actor="test")
     after = _tenant_export(kw, tmp_path / "after")
     assert after == before
+
+
+def test_merge_folds_parallel_facts_and_unmerge_restores_them(kw: Knotwork) -> None:
+    """Both entities work at the same company: after the merge one WORKS_AT fact carries both
+    pages' evidence (issue 18: the same (source, target, type) twice); unmerge gives both back."""
+    group, graph = kw.settings.group, kw.runtime.graph
+    kw.add_episode("Robert Smith works at TechCorp.", reference_time=datetime(2026, 1, 9, tzinfo=UTC),
+                   source="text")
+    robert, dana = _entity(kw, "Robert Smith"), _entity(kw, "Dana Whitfield")
+    before = _state(kw)
+    works = {f.source_id: f for f in graph.list_facts(group) if f.type.value == "WORKS_AT"
+             and f.source_id in (robert, dana)}
+    assert set(works) == {robert, dana}
+    sql = resolution_sql(kw.runtime)
+    assert sql is not None
+    merger = Merger(kw.runtime, group, sql)
+
+    record = merger.merge(robert, [dana], actor="test")
+
+    after = [f for f in graph.list_facts(group) if f.type.value == "WORKS_AT" and f.source_id == robert]
+    assert len(after) == 1, after
+    assert set(after[0].episodes) == set(works[robert].episodes) | set(works[dana].episodes)
+    assert after[0].id == works[robert].id
+    assert after[0].confidence > max(w.confidence for w in works.values())  # two pages now
+    fact_vectors = {p.id for p in kw.runtime.vectors.scan(Collection.FACTS, group, with_vectors=False)}
+    assert works[dana].id not in fact_vectors
+
+    merger.unmerge(record.id, actor="test")
+
+    assert _state(kw) == before
+    fact_vectors = {p.id for p in kw.runtime.vectors.scan(Collection.FACTS, group, with_vectors=False)}
+    assert works[dana].id in fact_vectors

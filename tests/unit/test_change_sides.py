@@ -16,6 +16,7 @@ USED_TO = "As of May 21, 2024, the Edge Team is based in Seoul; it used to sit i
 HANDED = "Rafael Mendes hands the Billing Squad over to Yara Nassar; Rafael now leads the Mobile Guild."
 UNTIL_THEN = "As of March 2024, Ana leads the Search team; Bo Chen led it until then."
 UNDER = "From 2024, the Data Division includes the Risk Team, previously under the Trust Division."
+ROLE = "On 3 March Mira Holt moved from running the Ledger Team to the new audit role."
 
 
 @pytest.mark.parametrize(
@@ -31,6 +32,8 @@ UNDER = "From 2024, the Data Division includes the Risk Team, previously under t
         (HANDED, "Rafael Mendes", True), (HANDED, "Yara Nassar", False),
         (UNTIL_THEN, "Bo Chen", True), (UNTIL_THEN, "Ana", False),
         (UNDER, "Trust Division", True), (UNDER, "Data Division", False),
+        (ROLE, "Ledger Team", True), (ROLE, "Mira Holt", False),
+        ("Fresh from leading the Ledger Team, Lena reviews the plan.", "Ledger Team", False),
         # no change stated: "from" without a move, a plain statement, a dated end
         ("Priya from the Payments Team can help with this.", "Payments Team", False),
         ("Our observability vendor is Lumenwatch.", "Lumenwatch", False),

@@ -285,12 +285,23 @@ def test_new_employer_ends_the_old_one(mem: Memory) -> None:
     assert current.invalid_at is None
 
 
-def test_older_news_in_a_later_batch_does_not_end_the_current_fact(mem: Memory) -> None:
-    mem.apply(mem.build((episode("ep1", d(2025, 1)),
-                         _works_at("Alice Chen works at Globex Corp.", "Globex Corp"))))
-    result = mem.build((episode("ep2", d(2025, 6)),
-                        _works_at("Alice Chen works at Acme Corp since 2019.")))
-    assert all(f.invalid_at is None for f in result.facts.values())
+def test_older_news_in_a_later_batch_ends_as_in_one_batch(mem: Memory) -> None:
+    """The later batch's fact started earlier (2019): the stored newer one (Globex, 2025)
+    does not end, and it ends the older one, as when both come in one batch (issue 18:
+    the outcome was the order of ingestion's, not the evidence's)."""
+    globex = (episode("ep1", d(2025, 1)), _works_at("Alice Chen works at Globex Corp.",
+                                                    "Globex Corp"))
+    acme = (episode("ep2", d(2025, 6)), _works_at("Alice Chen works at Acme Corp since 2019."))
+    mem.apply(mem.build(globex))
+    later = mem.build(acme)
+    together = Memory().build(globex, acme)
+
+    def ends(facts: dict[str, Fact]) -> dict[str, datetime | None]:
+        return {f.fact: f.invalid_at for f in facts.values()}
+
+    assert ends({**mem.facts, **later.facts}) == ends(together.facts)
+    assert ends(together.facts) == {"Alice Chen works at Globex Corp.": None,
+                                    "Alice Chen works at Acme Corp since 2019.": d(2025, 1)}
 
 
 def test_a_fact_that_already_ended_does_not_end_the_current_one(mem: Memory) -> None:

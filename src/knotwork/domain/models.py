@@ -104,6 +104,9 @@ class Fact(_Model):
     valid_at / invalid_at: when the fact held in the world.
     created_at / expired_at: when Knotwork learned it / learned it stopped holding.
     episodes: ids of the episodes (chunks) that evidence it.
+    episode_confidences: the extraction confidence of each of them (aligned with
+    ``episodes``); ``confidence`` is computed from them (``domain.evidence``).
+    episode_valid_at: the start of validity each of them gives; ``valid_at`` is the earliest.
     """
 
     id: str
@@ -114,11 +117,16 @@ class Fact(_Model):
     fact: str
     confidence: float = 1.0
     episodes: list[str] = Field(default_factory=list)
+    episode_confidences: list[float] = Field(default_factory=list)
+    episode_valid_at: list[datetime | None] = Field(default_factory=list)
     valid_at: datetime | None = None
     invalid_at: datetime | None = None
     created_at: datetime
     expired_at: datetime | None = None
     extraction_method: str = "rule"
+    # the newer fact that ended this one (a contradiction); retired with its evidence, it
+    # gives this one back its validity
+    invalidated_by: str | None = None
 
 
 class Episode(_Model):

@@ -15,12 +15,14 @@ def create_graph_store(settings: Settings) -> GraphStore:
         from knotwork.infra.falkordb.store import FalkorGraphStore
 
         if settings.falkordb_url:
-            return FalkorGraphStore.from_url(settings.falkordb_url)
+            return FalkorGraphStore.from_url(settings.falkordb_url,
+                                             timeout_s=settings.graph_timeout_s)
         from knotwork.infra.falkordb.server import EmbeddedFalkorDB
 
         server = EmbeddedFalkorDB(settings.data_dir / "falkordb").start()
         try:
-            return FalkorGraphStore(server.host, server.port, server=server)
+            return FalkorGraphStore(server.host, server.port, server=server,
+                                    timeout_s=settings.graph_timeout_s)
         except Exception:
             server.close()
             raise

@@ -12,6 +12,12 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
+from knotwork.domain.evidence import (
+    aligned_confidences,
+    aligned_valid_at,
+    earliest,
+    evidence_confidence,
+)
 from knotwork.domain.ids import stable_id
 from knotwork.domain.models import Fact, RelationType
 
@@ -75,21 +81,42 @@ def same_fact(a: Fact, b: Fact) -> bool:
 
 def merge_into(existing: Fact, new: Fact) -> Fact:
     """The same fact seen again: append its episodes, keep the earliest validity; a sighting
-    that says it ended ("moves from the Fraud Team") ends an open one."""
-    episodes = list(dict.fromkeys([*existing.episodes, *new.episodes]))
-    valid_at = existing.valid_at
-    if new.valid_at is not None and (valid_at is None or new.valid_at < valid_at):
-        valid_at = new.valid_at
+    that says it ended ("moves from the Fraud Team") ends an open one. The confidence is the
+    one the combined evidence gives (an episode seen twice counts once, at its best).
+
+    A stored fact whose evidence was all withdrawn (its document edited or re-added) is
+    defined by the new sighting, as in a fresh ingest: its sentence, validity and method; it
+    keeps its id and ``created_at``, and an end a newer fact gave it (``expired_at`` set)."""
+    if not existing.episodes:
+        superseded = existing.expired_at is not None
+        return new.model_copy(update={
+            "id": existing.id, "created_at": existing.created_at,
+            "invalid_at": existing.invalid_at if superseded else new.invalid_at,
+            "expired_at": existing.expired_at if superseded else new.expired_at,
+            "invalidated_by": existing.invalidated_by if superseded else new.invalidated_by})
+    support = dict(zip(existing.episodes, aligned_confidences(
+        existing.confidence, existing.episodes, existing.episode_confidences), strict=True))
+    starts = dict(zip(existing.episodes, aligned_valid_at(
+        existing.valid_at, existing.episodes, existing.episode_valid_at), strict=True))
+    for episode, confidence, start in zip(new.episodes, aligned_confidences(
+            new.confidence, new.episodes, new.episode_confidences), aligned_valid_at(
+            new.valid_at, new.episodes, new.episode_valid_at), strict=True):
+        support[episode] = max(confidence, support.get(episode, confidence))
+        starts[episode] = earliest([starts.get(episode), start])
+    episodes = list(support)
+    valid_at = earliest(list(starts.values()))
     invalid_at = existing.invalid_at
     if invalid_at is None and new.invalid_at is not None and (
             valid_at is None or new.invalid_at > valid_at):
         invalid_at = new.invalid_at
-    boost = 0.05 * (len(episodes) - len(existing.episodes))
+    per_episode = list(support.values())
     return existing.model_copy(update={
         "episodes": episodes,
+        "episode_confidences": per_episode,
+        "episode_valid_at": list(starts.values()),
         "valid_at": valid_at,
         "invalid_at": invalid_at,
-        "confidence": min(1.0, max(existing.confidence, new.confidence) + boost),
+        "confidence": evidence_confidence(per_episode, max(existing.confidence, new.confidence)),
     })
 
 
@@ -129,7 +156,8 @@ def contradictions(new: Fact, existing: Iterable[Fact], now: datetime,
             continue
         if old.valid_at is not None and new.valid_at is not None and old.valid_at > new.valid_at:
             continue  # the "new" fact is older news: it does not end the newer one
-        out.append(old.model_copy(update={"invalid_at": new.valid_at or now, "expired_at": now}))
+        out.append(old.model_copy(update={"invalid_at": new.valid_at or now, "expired_at": now,
+                                          "invalidated_by": new.id}))
     return out
 
 

@@ -161,6 +161,7 @@ class BatchBuilder:
                     id=fact_id(self._group, src, tgt, rel.type, rel.fact), group_id=self._group,
                     source_id=src, target_id=tgt, type=rel.type, fact=rel.fact,
                     confidence=rel.confidence, episodes=[episode.id],
+                    episode_confidences=[rel.confidence], episode_valid_at=[valid_at],
                     valid_at=valid_at, invalid_at=invalid_at,
                     created_at=self._now, extraction_method=rel.method))
         if not proposed:
@@ -172,12 +173,51 @@ class BatchBuilder:
         for new in sorted(proposed, key=lambda f: f.valid_at or self._now):
             match = known.same_as(new)
             merged = merge_into(match, new) if match is not None else new
+            merged = self._superseded(merged, known, same_kind)
             known.put(merged)
             result.facts[merged.id] = merged
+            if match is not None and merged.valid_at != match.valid_at:
+                for ended in known.ended_by(merged):  # they ended when it began
+                    known.put(ended)
+                    result.facts[ended.id] = ended
             for ended in contradictions(merged, known.sharing_endpoint(merged), self._now,
                                         same_kind):
                 known.put(ended)
                 result.facts[ended.id] = ended
+        self._recheck_ends(known, result, same_kind)
+
+    def _recheck_ends(self, known: _KnownFacts, result: BatchResult,
+                      same_kind: Callable[[str, str], bool]) -> None:
+        """An end a newer fact gave holds only while that fact, with the evidence it has now,
+        still ends it (a page may now state both in one passage: no change, as in a fresh
+        ingest); otherwise the fact holds again, unless another newer fact ends it."""
+        for fact in list(result.facts.values()):
+            if fact.invalidated_by is None:
+                continue
+            by = known.by_id.get(fact.invalidated_by)
+            held = fact.model_copy(update={"invalid_at": None, "expired_at": None,
+                                           "invalidated_by": None})
+            if by is None or (by.episodes and contradictions(by, [held], self._now, same_kind)):
+                continue  # (a retired one: the sweep gives the fact back its validity)
+            held = self._superseded(held, known, same_kind)
+            known.put(held)
+            result.facts[held.id] = held
+
+    def _superseded(self, fact: Fact, known: _KnownFacts,
+                    same_kind: Callable[[str, str], bool]) -> Fact:
+        """``fact`` ended by a stored newer one that supersedes it: a page stating an older
+        fact, (re-)added after the newer one, ends as it would in a fresh ingest (where the
+        older is processed first and the newer ends it)."""
+        if fact.invalid_at is not None or fact.valid_at is None:
+            return fact
+        for other in known.sharing_endpoint(fact):
+            if other.id == fact.id or other.invalid_at is not None or not other.episodes \
+                    or other.valid_at is None or other.valid_at <= fact.valid_at:
+                continue
+            ended = contradictions(other, [fact], self._now, same_kind)
+            if ended:
+                return ended[0]
+        return fact
 
     def _kinds(self, facts: Iterable[Fact], result: BatchResult) -> Callable[[str, str], bool]:
         """Same kind of holder: same entity type, and a team is not a company (issue 4)."""
@@ -233,6 +273,14 @@ class _KnownFacts:
         ids = dict.fromkeys([*self._by_end.get((fact.source_id, fact.type.value), {}),
                              *self._by_end.get((fact.target_id, fact.type.value), {})])
         return [self.by_id[i] for i in ids]
+
+    def ended_by(self, fact: Fact) -> list[Fact]:
+        """Facts ``fact`` ended, with their end moved to its (changed) start."""
+        if fact.valid_at is None:
+            return []
+        return [f.model_copy(update={"invalid_at": fact.valid_at})
+                for f in self.sharing_endpoint(fact)
+                if f.invalidated_by == fact.id and f.invalid_at != fact.valid_at]
 
     def same_as(self, fact: Fact) -> Fact | None:
         found = self.by_id.get(fact.id)

@@ -41,8 +41,14 @@ from knotwork.domain.ids import stable_id
 from knotwork.domain.models import AuditEvent, Document, Entity, Fact
 from knotwork.domain.ports import Collection
 from knotwork.domain.timeutil import to_iso, utcnow
-from knotwork.ingestion.embedding_text import chunk_passage_ids, entity_point, entity_text
+from knotwork.ingestion.embedding_text import (
+    chunk_passage_ids,
+    entity_point,
+    entity_text,
+    fact_point,
+)
 from knotwork.ingestion.summary_text import summary_without
+from knotwork.ingestion.vector_writes import stored_vectors
 
 if TYPE_CHECKING:
     from knotwork.communities.service import CommunityService
@@ -98,6 +104,7 @@ class Lineage:
         if facts:
             graph.delete_facts(group, [f.id for f in facts])
             vectors.delete(Collection.FACTS, [f.id for f in facts])
+            self._revalidate([f.id for f in facts])
         orphans = graph.orphan_entity_ids(group)
         if not facts and not orphans:
             return Retired()
@@ -132,6 +139,22 @@ class Lineage:
         return retired
 
     # ------------------------------------------------------------------ helpers
+
+    def _revalidate(self, retired: Sequence[str]) -> None:
+        """Facts that retired facts had ended hold again: nothing says they stopped now."""
+        graph, vectors = self._rt.graph, self._rt.vectors
+        back = [f.model_copy(update={"invalid_at": None, "expired_at": None,
+                                     "invalidated_by": None})
+                for f in graph.facts_invalidated_by(self._group, retired) if f.episodes]
+        if not back:
+            return
+        graph.upsert_facts(back)
+        stored = stored_vectors(vectors, Collection.FACTS, self._group, [f.id for f in back])
+        missing = [f for f in back if f.id not in stored]
+        stored.update(zip([f.id for f in missing],
+                          self._rt.embedder.embed([f.fact for f in missing]), strict=True))
+        vectors.upsert(Collection.FACTS, [fact_point(f, stored[f.id]) for f in back])
+        log.info("lineage.revalidated", group=self._group, facts=len(back))
 
     def _stale_communities(self, entity_ids: Iterable[str]) -> list[str]:
         graph, group = self._rt.graph, self._group

@@ -278,6 +278,24 @@ class IngestionPipeline:
                 self._remember(entity)
         return self._known
 
+    def _known_for(self, batch: Sequence[_Prepared]) -> dict[str, KnownName]:
+        """Known names for extracting ``batch``, less those of entities only the stored
+        versions it replaces mention: a page's old version must not steer the extraction of
+        its new one (types, spans), or an edit differs from a fresh ingest of the new text."""
+        known = self._known_names()
+        graph, group = self._rt.graph, self._group
+        replaced = {stable_id(p.previous.id, "chunk", str(i)) for p in batch
+                    if p.previous is not None for i in range(p.previous.chunk_count)}
+        if not replaced:
+            return known
+        mentioned = {e for ep in sorted(replaced) for e in graph.episode_entity_ids(group, ep)}
+        own = [e for e in sorted(mentioned)
+               if set(graph.entity_episode_ids(group, e)) <= replaced]
+        if not own:
+            return known
+        dropped = {k for e in graph.get_entities(group, own) for k in e.name_keys}
+        return {k: v for k, v in known.items() if k not in dropped}
+
     def _remember(self, entity: Entity) -> None:
         if self._known is None:
             return  # dropped after a retirement: rebuilt from the graph on next use
@@ -293,7 +311,7 @@ class IngestionPipeline:
         embedded meanwhile (this thread helps with the first while its own finish, and its
         model calls leave the worker a core)."""
         rt = self._rt
-        known = self._known_names()
+        known = self._known_for(batch)
         episodes = [e for p in batch for e in p.episodes]
         # MiniLM (native code, the GIL released) embeds the passages while spaCy and the
         # rules extract: the two models' work overlaps on a multi-core machine

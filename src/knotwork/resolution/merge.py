@@ -22,10 +22,11 @@ from knotwork.domain.models import AuditEvent, Entity, Fact
 from knotwork.domain.ports import Collection
 from knotwork.domain.timeutil import utcnow
 from knotwork.infra.sql.resolution_store import SqlResolutionStore
-from knotwork.ingestion.embedding_text import entity_point, entity_text
+from knotwork.ingestion.embedding_text import entity_point, entity_text, fact_point
 from knotwork.resolution.ingest import entity_block_keys
 from knotwork.resolution.models import MergeRecord
 from knotwork.resolution.normalize import normalize_name
+from knotwork.resolution.parallel_facts import collapse, parallel_key, unabsorbed
 from knotwork.resolution.scoring import ResolutionConfig
 from knotwork.resolution.service import resolution_config
 from knotwork.runtime import Runtime
@@ -57,6 +58,14 @@ class Merger:
         hits = self.rt.graph.expand_facts(self.group_id, ids, depth=1, include_invalid=True,
                                           limit=1_000_000)
         return sorted({h.fact.id: h.fact for h in hits}.values(), key=lambda f: f.id)
+
+    def _parallels(self, target_id: str, sources: list[str], facts: list[Fact]) -> list[Fact]:
+        """The target's facts that a re-pointed fact of the sources would duplicate."""
+        moved, _ = _repointed(facts, target_id, set(sources))
+        keys = {parallel_key(f) for f in moved}
+        have = {f.id for f in facts}
+        return [f for f in self._facts_touching([target_id])
+                if f.id not in have and parallel_key(f) in keys]
 
     def _config(self) -> ResolutionConfig:
         return resolution_config(self.rt.settings)
@@ -95,6 +104,7 @@ class Merger:
         by_id = {e.id: e for e in rest}
         srcs = [by_id[s] for s in sources]
         facts = self._facts_touching(sources)
+        facts += self._parallels(target_id, sources, facts)
         graph = self.rt.graph
         episodes = {e.id: graph.entity_episode_ids(self.group_id, e.id) for e in [target, *srcs]}
         sql_mentions = {s.id: self.sql.mention_ids(self.group_id, s.id) for s in srcs}
@@ -108,6 +118,9 @@ class Merger:
             "sql_mentions": [{"entity_id": k, "ids": v} for k, v in sql_mentions.items()],
             "merged": [merged.model_dump(mode="json")],
             "communities": [{"entity_id": k, "ids": v} for k, v in members.items()],
+            # parallel facts the merge folds into one (unmerge takes the evidence back out)
+            "collapsed": [{"id": k, "ids": v} for k, v in collapse(
+                _repointed(facts, target_id, set(sources))[0])[1].items()],
         }
         record = MergeRecord(id=stable_id(self.group_id, "merge", target_id, *sources, now.isoformat()),
                              group_id=self.group_id, target_id=target_id, source_ids=sources,
@@ -151,6 +164,8 @@ class Merger:
         snapshot_facts = [str(f["id"]) for f in snap["facts"]]
         for fact in graph.get_facts(group, snapshot_facts):  # those not deleted meanwhile
             facts.setdefault(fact.id, fact)
+        for fact in self._parallels(record.target_id, record.source_ids, list(facts.values())):
+            facts.setdefault(fact.id, fact)
         episodes = {str(x["entity_id"]): [str(e) for e in x["ids"]]  # type: ignore[attr-defined]
                     for x in snap["episodes"]}
         for source in present:
@@ -169,17 +184,15 @@ class Merger:
         the combined target to write (``None``: written already)."""
         graph, group = self.rt.graph, self.group_id
         target_id, sources = record.target_id, list(record.source_ids)
-        gone = set(sources)
-        moved, loops = [], []
-        for fact in facts:
-            src = target_id if fact.source_id in gone else fact.source_id
-            tgt = target_id if fact.target_id in gone else fact.target_id
-            (loops if src == tgt else moved).append(
-                fact.model_copy(update={"source_id": src, "target_id": tgt}))
+        moved, loops = _repointed(facts, target_id, set(sources))
+        kept, absorbed = collapse(moved)  # no two facts for one relation between two entities
+        folded = [i for ids in absorbed.values() for i in ids]
         if merged is not None:
             graph.upsert_entities([merged])
-        graph.upsert_facts(moved)
-        graph.delete_facts(group, [f.id for f in loops])
+        graph.upsert_facts(kept)
+        graph.delete_facts(group, [f.id for f in loops] + folded)
+        if folded:
+            self.rt.vectors.delete(Collection.FACTS, folded)
         graph.upsert_mentions(group, [(ep, target_id) for s in sources for ep in episodes.get(s, [])])
         graph.delete_entities(group, sources)
         self.sql.repoint_mentions(group, mention_ids, target_id)
@@ -218,9 +231,20 @@ class Merger:
         graph.upsert_entities(restored)
         facts = [Fact.model_validate(f) for f in snap["facts"]]
         now_facts = {f.id: f for f in graph.get_facts(self.group_id, [f.id for f in facts])}
+        folded = {str(x["id"]): [str(i) for i in x["ids"]]  # type: ignore[attr-defined]
+                  for x in snap.get("collapsed", [])}
+        then = {f.id: f for f in facts}
         graph.upsert_facts([
+            unabsorbed(f, now_facts.get(f.id), [e for i in folded[f.id] if i in then
+                                                for e in then[i].episodes])
+            if f.id in folded else
             now_facts[f.id].model_copy(update={"source_id": f.source_id, "target_id": f.target_id})
             if f.id in now_facts else f for f in facts])
+        unfolded = [then[i] for ids in folded.values() for i in ids if i in then]
+        if unfolded:  # their vectors went with them at the merge
+            vectors = self.rt.embedder.embed([f.fact for f in unfolded])
+            self.rt.vectors.upsert(Collection.FACTS, [
+                fact_point(f, v) for f, v in zip(unfolded, vectors, strict=True)])
         episodes = {str(x["entity_id"]): list(x["ids"]) for x in snap["episodes"]}  # type: ignore[call-overload]
         target_eps = set(episodes.get(record.target_id, []))
         for source in record.source_ids:
@@ -244,6 +268,18 @@ class Merger:
         for source in record.source_ids:
             self._audit("entity.unmerge", source, {"merge_id": merge_id, "actor": actor})
         return record
+
+
+def _repointed(facts: list[Fact], target_id: str, gone: set[str]) -> tuple[list[Fact], list[Fact]]:
+    """The facts with the sources replaced by the target: (moved, loops joining it to itself)."""
+    moved: list[Fact] = []
+    loops: list[Fact] = []
+    for fact in facts:
+        src = target_id if fact.source_id in gone else fact.source_id
+        tgt = target_id if fact.target_id in gone else fact.target_id
+        (loops if src == tgt else moved).append(
+            fact.model_copy(update={"source_id": src, "target_id": tgt}))
+    return moved, loops
 
 
 def _combine(target: Entity, sources: list[Entity], now: object, confidence: float | None) -> Entity:

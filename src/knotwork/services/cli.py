@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated, NoReturn, TypeVar
 
 import typer
+from pydantic import ValidationError
 
 from knotwork.domain.errors import StoreBusy
 from knotwork.domain.models import EntityType, EpisodeSource, QueryMode
@@ -87,7 +88,12 @@ def main_options(
         overrides["group"] = group
     if log_json:
         overrides["log_format"] = LogFormat.JSON
-    _State.settings = Settings(**overrides)  # type: ignore[arg-type]
+    try:
+        _State.settings = Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:  # an invalid --group (or KNOTWORK_* value): one line, exit 2
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        fail(f"{where}: {first.get('msg', 'invalid')}".removeprefix(": "))
     configure_logging("INFO" if verbose else "WARNING",
                       json_logs=_State.settings.log_format is LogFormat.JSON)
 

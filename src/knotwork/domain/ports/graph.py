@@ -100,6 +100,10 @@ class GraphStore(Protocol):
         """Facts whose ``episodes`` is empty (nothing evidences them any more)."""
         ...
 
+    def facts_invalidated_by(self, group_id: str, ids: Sequence[str]) -> list[Fact]:
+        """Facts whose ``invalidated_by`` is one of ``ids``."""
+        ...
+
     def delete_facts(self, group_id: str, ids: Sequence[str]) -> int:
         """Delete facts by id; returns how many existed."""
         ...

@@ -22,5 +22,6 @@ def create_cache(settings: Settings, graph: GraphStore | None = None) -> QueryCa
 
     if isinstance(graph, FalkorGraphStore):
         return RedisCache.connect(graph.host, graph.port, username=graph.username,
-                                  password=graph.password, prefix=settings.cache_prefix, ttls=ttls)
+                                  password=graph.password, prefix=settings.cache_prefix, ttls=ttls,
+                                  options=graph.redis_options())
     return None

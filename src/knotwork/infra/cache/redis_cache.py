@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -83,12 +83,14 @@ class RedisCache:
 
     @classmethod
     def connect(cls, host: str, port: int, *, username: str | None = None,
-                password: str | None = None, **kwargs: object) -> RedisCache:
+                password: str | None = None, options: Mapping[str, object] | None = None,
+                **kwargs: object) -> RedisCache:
+        """``options``: more redis-py client options (timeouts, see ``redis_options``)."""
         import redis
         import redis.asyncio
 
         client = redis.Redis(host=host, port=port, username=username, password=password,
-                             decode_responses=True)
+                             decode_responses=True, **dict(options or {}))  # type: ignore[arg-type]
         return cls(client, async_client=lambda: redis.asyncio.Redis(  # type: ignore[arg-type]
             host=host, port=port, username=username, password=password, **_async_options()),
             **kwargs)

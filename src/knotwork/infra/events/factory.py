@@ -22,7 +22,8 @@ def create_event_queue(settings: Settings, graph: GraphStore | None = None) -> E
     if isinstance(graph, FalkorGraphStore):  # FalkorDB is a Redis: its server carries the streams
         return RedisStreamEventQueue.connect(graph.host, graph.port, username=graph.username,
                                              password=graph.password,
-                                             prefix=settings.queue_prefix)
+                                             prefix=settings.queue_prefix,
+                                             options=graph.redis_options())
     from knotwork.infra.events.memory import InMemoryEventQueue
 
     log.warning("events.in_memory", reason="no redis_url and the graph store is not FalkorDB")

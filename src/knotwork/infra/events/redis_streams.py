@@ -9,7 +9,7 @@ including the embedded FalkorDB's redis-server.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import redis
@@ -41,9 +41,11 @@ class RedisStreamEventQueue:
     @classmethod
     def connect(cls, host: str, port: int, *, username: str | None = None,
                 password: str | None = None, prefix: str = "knotwork:",
-                max_len: int = DEFAULT_MAX_LEN) -> RedisStreamEventQueue:
+                max_len: int = DEFAULT_MAX_LEN,
+                options: Mapping[str, object] | None = None) -> RedisStreamEventQueue:
+        """``options``: more redis-py client options (timeouts, see ``redis_options``)."""
         client = redis.Redis(host=host, port=port, username=username, password=password,
-                             decode_responses=True)
+                             decode_responses=True, **dict(options or {}))  # type: ignore[arg-type]
         return cls(client, prefix=prefix, max_len=max_len)
 
     def key(self, topic: str) -> str:

@@ -147,6 +147,11 @@ class EmbeddedFalkorDB:
         return f"redis://{self.host}:{self.port}"
 
     @property
+    def pid(self) -> int | None:
+        """The server process's id (started or reused), None before ``start``."""
+        return self._server_pid
+
+    @property
     def owner(self) -> bool:
         """True when this object started the server (and will shut it down)."""
         return self._owner

@@ -26,6 +26,18 @@ _EMPTY_KEY = "empty key"  # FalkorDB's error for a query on a graph that does no
 _ALREADY = ("already indexed", "already exists")
 
 
+def redis_timeouts(timeout_s: float | None) -> dict[str, object]:
+    """redis-py options bounding a call by ``timeout_s``: its default retries a timed-out call
+    with backoff (about a minute on a stopped server). No timeout: redis-py's defaults."""
+    if timeout_s is None:
+        return {}
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    return {"socket_timeout": timeout_s, "socket_connect_timeout": timeout_s,
+            "retry": Retry(NoBackoff(), 0)}
+
+
 def graph_name(group_id: str) -> str:
     return GRAPH_PREFIX + validate_group_id(group_id)
 
@@ -46,6 +58,7 @@ class FalkorGraphStore(CypherGraphStore):
         password: str | None = None,
         username: str | None = None,
         server: EmbeddedFalkorDB | None = None,
+        timeout_s: float | None = None,
     ) -> None:
         super().__init__()
         from falkordb import FalkorDB
@@ -53,12 +66,15 @@ class FalkorGraphStore(CypherGraphStore):
         self.host, self.port = host, port
         # kept so other Redis clients (the event queue) can reach the same server
         self.username, self.password = username, password
-        self._db: FalkorDB = FalkorDB(host=host, port=port, password=password, username=username)
+        self.timeout_s = timeout_s  # a stalled server raises redis' TimeoutError after it
+        self._db: FalkorDB = FalkorDB(host=host, port=port, password=password, username=username,
+                                      socket_timeout=timeout_s, socket_connect_timeout=timeout_s)
         self._graphs: dict[str, Graph] = {}
         self._server = server
 
     @classmethod
-    def from_url(cls, url: str, *, server: EmbeddedFalkorDB | None = None) -> FalkorGraphStore:
+    def from_url(cls, url: str, *, server: EmbeddedFalkorDB | None = None,
+                 timeout_s: float | None = None) -> FalkorGraphStore:
         """``redis://[user:password@]host:port`` (also ``falkor://``)."""
         parsed = urlparse(url)
         if parsed.scheme not in {"redis", "falkor", "falkordb"}:
@@ -69,7 +85,13 @@ class FalkorGraphStore(CypherGraphStore):
             username=unquote(parsed.username) if parsed.username else None,
             password=unquote(parsed.password) if parsed.password else None,
             server=server,
+            timeout_s=timeout_s,
         )
+
+    def redis_options(self) -> dict[str, object]:
+        """Options for other Redis clients on this server (cache, events, job queue): the same
+        socket timeout and one attempt, so a stalled server fails them as fast as the graph."""
+        return redis_timeouts(self.timeout_s)
 
     # ------------------------------------------------------------------ plumbing
 

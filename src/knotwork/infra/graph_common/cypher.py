@@ -29,9 +29,11 @@ ENTITY_COLUMNS: Final = """
 FACT_COLUMNS: Final = """
     r.id AS id, r.group_id AS group_id, startNode(r).id AS source_id,
     endNode(r).id AS target_id, r.type AS type, r.fact AS fact, r.confidence AS confidence,
-    r.episodes AS episodes, r.valid_at AS valid_at, r.invalid_at AS invalid_at,
+    r.episodes AS episodes, r.episode_confidences AS episode_confidences,
+    r.episode_valid_at AS episode_valid_at,
+    r.valid_at AS valid_at, r.invalid_at AS invalid_at,
     r.created_at AS created_at, r.expired_at AS expired_at,
-    r.extraction_method AS extraction_method"""
+    r.extraction_method AS extraction_method, r.invalidated_by AS invalidated_by"""
 
 EPISODE_COLUMNS: Final = """
     ep.id AS id, ep.group_id AS group_id, ep.name AS name, ep.content AS content,
@@ -102,9 +104,12 @@ MATCH (s:Entity {group_id: $group_id, id: row.source_id})
 MATCH (t:Entity {group_id: $group_id, id: row.target_id})
 MERGE (s)-[r:RELATES_TO {id: row.id}]->(t)
 SET r.group_id = $group_id, r.type = row.type, r.fact = row.fact,
-    r.confidence = row.confidence, r.episodes = row.episodes, r.valid_at = row.valid_at,
+    r.confidence = row.confidence, r.episodes = row.episodes,
+    r.episode_confidences = row.episode_confidences,
+    r.episode_valid_at = row.episode_valid_at, r.valid_at = row.valid_at,
     r.invalid_at = row.invalid_at, r.created_at = row.created_at,
-    r.expired_at = row.expired_at, r.extraction_method = row.extraction_method
+    r.expired_at = row.expired_at, r.extraction_method = row.extraction_method,
+    r.invalidated_by = row.invalidated_by
 RETURN count(r) AS written"""
 
 # --------------------------------------------------------------------------- entity reads

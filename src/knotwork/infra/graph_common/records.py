@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
+from knotwork.domain.evidence import aligned_confidences, aligned_valid_at, evidence_confidence
 from knotwork.domain.models import (
     Community,
     CommunityState,
@@ -128,6 +129,9 @@ def row_to_entity(row: Mapping[str, Any]) -> Entity:
 
 
 def fact_to_row(fact: Fact) -> Row:
+    """The stored confidence is always the one the fact's evidence gives (``domain.evidence``)."""
+    per_episode = aligned_confidences(fact.confidence, fact.episodes, fact.episode_confidences)
+    starts = aligned_valid_at(fact.valid_at, fact.episodes, fact.episode_valid_at)
     return {
         "id": fact.id,
         "group_id": fact.group_id,
@@ -135,17 +139,26 @@ def fact_to_row(fact: Fact) -> Row:
         "target_id": fact.target_id,
         "type": fact.type.value,
         "fact": fact.fact,
-        "confidence": float(fact.confidence),
+        "confidence": evidence_confidence(per_episode, float(fact.confidence)),
         "episodes": list(fact.episodes),
+        "episode_confidences": per_episode,
+        # "" for an episode that gives no start (graph lists hold no nulls)
+        "episode_valid_at": [to_iso(v) or "" for v in starts],
         "valid_at": to_iso(fact.valid_at),
         "invalid_at": to_iso(fact.invalid_at),
         "created_at": to_iso(fact.created_at),
         "expired_at": to_iso(fact.expired_at),
         "extraction_method": fact.extraction_method,
+        "invalidated_by": fact.invalidated_by,
     }
 
 
 def row_to_fact(row: Mapping[str, Any]) -> Fact:
+    confidence = float(row["confidence"]) if row.get("confidence") is not None else 1.0
+    episodes = _strings(row.get("episodes"))
+    per_episode = [float(c) for c in row.get("episode_confidences") or []]
+    valid_at = _time(row.get("valid_at"))
+    starts = [from_iso(str(v)) if v else None for v in row.get("episode_valid_at") or []]
     return Fact(
         id=row["id"],
         group_id=row["group_id"],
@@ -153,13 +166,16 @@ def row_to_fact(row: Mapping[str, Any]) -> Fact:
         target_id=row["target_id"],
         type=row["type"],
         fact=row.get("fact") or "",
-        confidence=float(row["confidence"]) if row.get("confidence") is not None else 1.0,
-        episodes=_strings(row.get("episodes")),
-        valid_at=_time(row.get("valid_at")),
+        confidence=confidence,
+        episodes=episodes,
+        episode_confidences=aligned_confidences(confidence, episodes, per_episode),
+        episode_valid_at=aligned_valid_at(valid_at, episodes, starts),
+        valid_at=valid_at,
         invalid_at=_time(row.get("invalid_at")),
         created_at=_required_time(row.get("created_at"), "created_at"),
         expired_at=_time(row.get("expired_at")),
         extraction_method=row.get("extraction_method") or "rule",
+        invalidated_by=row.get("invalidated_by") or None,
     )
 
 

@@ -23,12 +23,17 @@ def redis_client(settings: Settings, graph: GraphStore | None = None) -> redis.R
     ``falkordb_url``."""
     import redis
 
+    from knotwork.infra.falkordb.store import redis_timeouts
+
     if settings.redis_url:
         return redis.Redis.from_url(settings.redis_url, decode_responses=True)
     host, port = getattr(graph, "host", None), getattr(graph, "port", None)
     if isinstance(host, str) and isinstance(port, int):
+        # the graph's socket timeout (a worker blocks on the stream for less, ``block_ms``)
+        timeout = getattr(graph, "timeout_s", None)
         return redis.Redis(host=host, port=port, username=getattr(graph, "username", None),
-                           password=getattr(graph, "password", None), decode_responses=True)
+                           password=getattr(graph, "password", None), decode_responses=True,
+                           **redis_timeouts(timeout if isinstance(timeout, float) else None))  # type: ignore[arg-type]
     if settings.graph_backend == GraphBackend.FALKORDB and settings.falkordb_url:
         return redis.Redis.from_url(settings.falkordb_url, decode_responses=True)
     raise NoJobQueueError("the job queue needs Redis: set KNOTWORK_REDIS_URL")

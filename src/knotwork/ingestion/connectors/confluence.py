@@ -35,6 +35,7 @@ from knotwork.ingestion.connectors.http import ConnectorError, JsonHttp, RetryPo
 from knotwork.ingestion.loaders.confluence import (
     is_current,
     page_to_document,
+    unusable_reason,
     user_names,
     version_number,
 )
@@ -222,6 +223,9 @@ class ConfluenceSource:
                     continue
                 plan.skipped += 1
                 page_id = str(page.get("id"))
+                if is_current(page):
+                    log.warning("confluence.page_skipped", page=page_id,
+                                reason=unusable_reason(page))
                 if page_id in mine:  # trashed since the listing, or emptied: retire it
                     plan.deleted.append(page_id)
 

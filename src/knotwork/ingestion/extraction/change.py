@@ -24,8 +24,9 @@ _OLD_BEFORE = re.compile(
     r"|\bbefore\s+that,?\s+(?:[\w'’-]+\s+){0,4}(?:was|were)\s+(?:on|in|part\s+of|under|at|with)"
     + _DET + r"\s*)$",
     re.IGNORECASE)
-# "from" is the old side only when the sentence moves something: "moves from the X to the Y"
-_FROM_BEFORE = re.compile(r"\bfrom" + _DET + r"\s*$", re.IGNORECASE)
+# "from" is the old side only when the sentence moves something: "moves from the X to the Y",
+# also with the role it held there: "moved from leading the X team to …"
+_FROM_BEFORE = re.compile(r"\bfrom(?:\s+[a-z]+ing)?" + _DET + r"\s*$", re.IGNORECASE)
 _MOVE = re.compile(r"\b(?:mov(?:e|es|ed|ing)|transferr?(?:s|ed|ing)?|switch(?:es|ed|ing)?|"
                    r"relocat(?:e|es|ed|ing)|migrat(?:e|es|ed|ing)|join(?:s|ed|ing)?|came|comes|coming|hand(?:s|ed|ing)?|"
                    r"took|takes?|taking|taken)\b", re.IGNORECASE)

@@ -297,6 +297,7 @@ def user_mentions(text: str, users: Mapping[str, str], known: Mapping[str, Known
 
 
 _WORD_RE = re.compile(r"[A-Za-z0-9][\w.+#&'’-]*")
+_TRAILING = ".,;:!?"
 
 
 # words after a team's bare name that show it is the team: "the Routing lead", "Payments folks"
@@ -327,8 +328,13 @@ def known_mentions(text: str, known: Mapping[str, KnownName]) -> list[Mention]:
                 # (the ``team:`` key resolution gives every organisation)
                 hit = known.get(f"team:{normalize_name(span)}")
             if hit is not None and span.lower() not in STOP_NAMES:
-                out.append(Mention(first.start(), last.end(), span, hit.type, 0.93, "known",
-                                   hit.subtype, refers_to=hit.name))
+                # "… manages Dev Shah." names "Dev Shah": the sentence's full stop is not part
+                # of the name (a known "Acme Inc." keeps its own)
+                end = last.end()
+                while text[end - 1] in _TRAILING and not hit.name.endswith(text[end - 1]):
+                    end -= 1
+                out.append(Mention(first.start(), end, text[first.start():end], hit.type, 0.93,
+                                   "known", hit.subtype, refers_to=hit.name))
                 break
     return out
 

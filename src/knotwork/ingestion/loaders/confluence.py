@@ -30,6 +30,7 @@ __all__ = [
     "looks_like_page",
     "page_to_document",
     "read_json",
+    "unusable_reason",
     "user_names",
     "version_number",
 ]
@@ -279,13 +280,20 @@ def load_confluence_files(files: list[Path], root: Path, *, max_chars: int = MAX
     for file in files:
         if file.name == USERS_FILE:
             continue
+        name = _display_name(file, root)
         pages, base = page_objects(read_json(file, root))
         if not pages:
             skipped += 1
+            _note(notes, f"{name}: no Confluence page objects in it")
             continue
         for page in pages:
-            if not is_current(page) or not looks_like_page(page):
+            if not is_current(page):
+                skipped += 1  # trashed, archived, draft: not content, no note
+                continue
+            if not looks_like_page(page):
                 skipped += 1
+                _note(notes, f"{name}: {_page_ref(page)}: not a Confluence page object "
+                             "(no body.storage, nor a title with spaceId or version)")
                 continue
             size = len(_storage_value(page))
             if size > max_chars:
@@ -298,6 +306,7 @@ def load_confluence_files(files: list[Path], root: Path, *, max_chars: int = MAX
             document = page_to_document(page, users, base)
             if document is None:
                 skipped += 1
+                _note(notes, f"{name}: {_page_ref(page)}: {unusable_reason(page)}")
                 continue
             number = version_number(page)
             previous = best.get(document.source_id)
@@ -307,3 +316,27 @@ def load_confluence_files(files: list[Path], root: Path, *, max_chars: int = MAX
                     continue
             best[document.source_id] = (number, document)
     return [document for _, document in best.values()], skipped
+
+
+def _note(notes: list[str] | None, line: str) -> None:
+    if notes is not None:
+        notes.append(line)
+
+
+def _page_ref(page: Mapping[str, Any]) -> str:
+    title = _str(page.get("title"))
+    return f"page {_str(page.get('id')) or '(no id)'}" + (f" {title!r}" if title else "")
+
+
+def unusable_reason(page: Mapping[str, Any]) -> str:
+    """Why ``page_to_document`` gave nothing for a page object."""
+    if _str(page.get("id")) is None:
+        return f"its id is {_kind(page.get('id'))}, not a string or number"
+    body = page.get("body")
+    if not isinstance(body, dict):
+        return f"its body is {_kind(body)}, not an object with a storage value"
+    return "its body has no text (body.storage.value is empty or not a string)"
+
+
+def _kind(value: object) -> str:
+    return "missing" if value is None else f"a {type(value).__name__}"

@@ -18,6 +18,7 @@ from knotwork.ingestion.loaders.errors import (
     MAX_DOCUMENT_CHARS,
     LoaderError,
     looks_binary,
+    text_encoding,
 )
 from knotwork.ingestion.loaders.markdown import markdown_title, markdown_to_text, unwrap_plain_text
 from knotwork.ingestion.loaders.xhtml import convert_html
@@ -38,8 +39,9 @@ SUPPORTED_SUFFIXES = TEXT_SUFFIXES | HTML_SUFFIXES
 
 def _read_text(path: Path) -> str:
     raw = path.read_bytes()
+    encoding = text_encoding(raw[:BINARY_PROBE_BYTES]) or "utf-8-sig"
     try:
-        return raw.decode("utf-8-sig")
+        return raw.decode(encoding)
     except UnicodeDecodeError:
         return raw.decode("latin-1")
 

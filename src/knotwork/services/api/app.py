@@ -21,7 +21,7 @@ from knotwork.observability.metrics import render_latest
 from knotwork.observability.tracing import configure_tracing
 from knotwork.services.api.auth import Authenticator, authorize
 from knotwork.services.api.docs_ui import install_docs
-from knotwork.services.api.middleware import OpsMiddleware, is_store_outage
+from knotwork.services.api.middleware import OpsMiddleware, is_store_outage, store_outage_errors
 from knotwork.services.api.query_hits import HitBodies
 from knotwork.services.api.request_models import PATTERN_MESSAGES
 from knotwork.settings import Settings
@@ -81,6 +81,28 @@ def _refresh_queue_depth(app: FastAPI) -> None:
     gauge.labels("dead").set(stats.dead)
 
 
+_METRICS_WAIT_S = 0.5  # how long a scrape waits for the queue depth before sending the last one
+_refreshing = threading.Lock()  # one queue-depth refresh at a time
+
+
+def _refresh_queue_depth_bounded(app: FastAPI) -> None:
+    """Refresh the queue depth in a thread and wait for it at most ``_METRICS_WAIT_S``: a
+    stalled store (the queue is on its server) leaves the gauge at its last value instead of
+    blocking the scrape; while one refresh hangs, scrapes start no other."""
+    if not _refreshing.acquire(blocking=False):
+        return
+
+    def run() -> None:
+        try:
+            _refresh_queue_depth(app)
+        finally:
+            _refreshing.release()
+
+    worker = threading.Thread(target=run, name="metrics-queue-depth", daemon=True)
+    worker.start()
+    worker.join(_METRICS_WAIT_S)
+
+
 def _async_cache_reader(kw: Knotwork, settings: Settings) -> AsyncCacheReader | None:
     from knotwork.infra.cache.redis_cache import RedisCache
 
@@ -113,6 +135,8 @@ def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = 
         routes,
         stream_routes,  # retrieval helper: SSE answers
     )
+
+    store_outage_errors()  # the store clients' exception classes, imported before an outage
 
     settings = settings or Settings()
     configure_tracing(settings.otel_endpoint)
@@ -185,7 +209,7 @@ def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = 
 
     @app.get("/metrics", include_in_schema=False)
     def metrics(request: Request) -> Response:
-        _refresh_queue_depth(request.app)
+        _refresh_queue_depth_bounded(request.app)
         body, content_type = render_latest()
         return Response(content=body, media_type=content_type)
 
