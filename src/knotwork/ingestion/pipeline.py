@@ -1,8 +1,12 @@
 """Ingestion: load → chunk → extract → resolve → facts → write graph, vectors, SQL.
 
-Writes go graph first, then vectors, then SQL (where the document is marked
-COMPLETED last), all as idempotent upserts keyed by deterministic ids: a crash
-mid-way leaves the document unfinished and the next run redoes it harmlessly.
+A batch's first write marks its documents PROCESSING in SQL (a row without chunks for a
+new one); then the graph, the vectors and the SQL chunks and mentions are written as
+upserts keyed by deterministic ids, and COMPLETED comes last. A crash anywhere in between
+leaves the documents PROCESSING, and the next run that meets them (an inline ingest of the
+same source, a worker, ``knotwork reconcile``) first rolls back what the crashed attempt
+half wrote (``recover``: its episodes withdrawn, what only they evidenced retired) and then
+redoes them, so it extracts against the graph a clean run would have seen.
 """
 
 from __future__ import annotations
@@ -87,6 +91,7 @@ class _Prepared:
     chunks: list[Chunk]
     episodes: list[Episode]
     previous: Document | None = None  # the stored version this one replaces
+    unfinished: Document | None = None  # stored by an attempt that did not finish (crashed)
 
 
 @dataclass
@@ -196,23 +201,38 @@ class IngestionPipeline:
     def recover(self, raws: Sequence[RawDocument]) -> Retired:
         """Undo what a crashed attempt half wrote for these documents, before redoing them.
 
-        A document not stored COMPLETED may have graph state from an attempt that died
-        before its SQL commit: its episodes are detached and what only they evidenced is
-        retired, so the redo extracts against the graph a first attempt saw (the known
-        names come from it). Idempotent; COMPLETED documents are left alone.
+        A document stored PROCESSING or FAILED may have graph state from an attempt that
+        died before its SQL commit: its episodes are detached and what only they evidenced
+        is retired, so the redo extracts against the graph a first attempt saw (the known
+        names come from it). Idempotent; COMPLETED and PENDING (queued, not begun)
+        documents are left alone. Inline ingestion does the same for each batch.
         """
         unfinished: list[Document] = []
         for raw in raws:
             stored = self._rt.documents.get_document_by_source(
                 self._group, raw.source_system, raw.source_id)
-            if stored is not None and stored.processing_status is not ProcessingStatus.COMPLETED:
+            if _crashed(stored):
+                assert stored is not None
                 unfinished.append(stored)
-        if not unfinished:
+        return self.roll_back(unfinished)
+
+    def roll_back(self, candidates: Sequence[Document]) -> Retired:
+        """Withdraw the graph state of documents an attempt began and did not finish.
+
+        Re-read under the guard: only rows still PROCESSING / FAILED are rolled back (a
+        worker begins and completes a batch under one hold, so such a row is a dead
+        attempt's, never a live one's)."""
+        if not candidates:
             return Retired()
         with self._guard():
+            stored = self._rt.documents.get_documents([d.id for d in candidates])
+            unfinished = [d for d in stored if _crashed(d)]
+            if not unfinished:
+                return Retired()
             episodes = self._lineage.withdraw(unfinished)
             retired = self._lineage.sweep("recovered", unfinished) if episodes else Retired()
         self._known = None
+        retired.documents, retired.episodes = len(unfinished), episodes
         log.info("ingest.recovered", group=self._group, documents=len(unfinished),
                  episodes=episodes, facts_retired=retired.facts)
         return retired
@@ -268,7 +288,8 @@ class IngestionPipeline:
                     document_id=doc_id, valid_at=when, created_at=now)
             for c in chunks
         ]
-        return _Prepared(document, chunks, episodes, previous=_stored_version(existing))
+        return _Prepared(document, chunks, episodes, previous=_stored_version(existing),
+                         unfinished=existing if _crashed(existing) else None)
 
     def _known_names(self) -> dict[str, KnownName]:
         if self._known is None:
@@ -291,6 +312,7 @@ class IngestionPipeline:
         """``passages``: the batch's passages, already queued; ``queued``: the next batches',
         embedded meanwhile (this thread helps with the first while its own finish, and its
         model calls leave the worker a core)."""
+        self.roll_back([p.unfinished for p in batch if p.unfinished is not None])
         rt = self._rt
         known = self._known_names()
         episodes = [e for p in batch for e in p.episodes]
@@ -333,6 +355,7 @@ class IngestionPipeline:
                 pairs: Sequence[tuple[Episode, ChunkExtraction]],
                 passages: EmbeddedPassages, report: IngestReport) -> None:
         rt = self._rt
+        self._begin(batch)
         replaced = [p.previous for p in batch if p.previous is not None]
         self._lineage.withdraw(replaced)  # the old versions' evidence, before the new one's
         episodes = [e for e, _ in pairs]
@@ -425,6 +448,19 @@ class IngestionPipeline:
             passage_point(e.id, e.document_id, e.source_description, i, self._group, v)
             for e, i, v in passages.points()])
 
+    def _begin(self, batch: Sequence[_Prepared]) -> None:
+        """The first write of a batch: its documents PROCESSING in SQL before the graph is
+        touched, so a crash from here to ``_complete`` leaves them for ``roll_back``. A new
+        document gets a row without chunks; a stored version keeps its row (its chunks say
+        what to withdraw) with the status changed."""
+        store = self._rt.documents
+        for p in batch:
+            if p.previous is None:
+                store.save_document(p.document.model_copy(update={
+                    "chunk_count": 0, "processing_status": ProcessingStatus.PROCESSING}), [])
+            else:
+                store.set_status(p.document.id, ProcessingStatus.PROCESSING)
+
     def _save_sql(self, batch: Sequence[_Prepared], result: BatchResult) -> None:
         store = self._rt.documents
         for prepared in batch:
@@ -447,6 +483,14 @@ def _unclean(text: str) -> bool:
 def _unchanged(stored: Document | None, digest: str) -> bool:
     return stored is not None and stored.content_hash == digest \
         and stored.processing_status is ProcessingStatus.COMPLETED
+
+
+def _crashed(stored: Document | None) -> bool:
+    """Stored by an attempt that began writing and did not finish (``_begin`` marks a batch
+    PROCESSING; a worker marks a failed one FAILED): its graph state needs rolling back.
+    PENDING (queued, not begun) and COMPLETED rows need none."""
+    return stored is not None and stored.processing_status in (
+        ProcessingStatus.PROCESSING, ProcessingStatus.FAILED)
 
 
 def _stored_version(stored: Document | None) -> Document | None:
