@@ -1,12 +1,10 @@
 """Ingestion: load → chunk → extract → resolve → facts → write graph, vectors, SQL.
 
-A batch's first write marks its documents PROCESSING in SQL (a row without chunks for a
-new one); then the graph, the vectors and the SQL chunks and mentions are written as
-upserts keyed by deterministic ids, and COMPLETED comes last. A crash anywhere in between
-leaves the documents PROCESSING, and the next run that meets them (an inline ingest of the
-same source, a worker, ``knotwork reconcile``) first rolls back what the crashed attempt
-half wrote (``recover``: its episodes withdrawn, what only they evidenced retired) and then
-redoes them, so it extracts against the graph a clean run would have seen.
+A batch's first write marks its documents PROCESSING in SQL; then graph, vectors, SQL chunks
+and mentions are written as upserts keyed by deterministic ids; COMPLETED comes last. A crash
+leaves them PROCESSING, and the next run that meets them (an ingest of the same source, a
+worker, ``knotwork reconcile``) first rolls back what the dead attempt wrote (``roll_back``,
+``ingestion.recovery``), then redoes them against the graph a clean run would have seen.
 """
 
 from __future__ import annotations
@@ -46,6 +44,7 @@ from knotwork.ingestion.extraction.types import ChunkExtraction
 from knotwork.ingestion.graph_builder import BatchBuilder, BatchResult
 from knotwork.ingestion.lineage import Lineage, Retired
 from knotwork.ingestion.passage_work import PassageWork, PendingPassages, one_core_each
+from knotwork.ingestion.recovery import counted_by, crashed, uncount
 from knotwork.ingestion.vector_writes import (
     EmbeddedPassages,
     passage_embedder,
@@ -211,25 +210,28 @@ class IngestionPipeline:
         for raw in raws:
             stored = self._rt.documents.get_document_by_source(
                 self._group, raw.source_system, raw.source_id)
-            if _crashed(stored):
+            if crashed(stored):
                 assert stored is not None
                 unfinished.append(stored)
         return self.roll_back(unfinished)
 
-    def roll_back(self, candidates: Sequence[Document]) -> Retired:
+    def roll_back(self, candidates: Sequence[Document], episode_ids: Sequence[str] = ()
+                  ) -> Retired:
         """Withdraw the graph state of documents an attempt began and did not finish.
 
-        Re-read under the guard: only rows still PROCESSING / FAILED are rolled back (a
-        worker begins and completes a batch under one hold, so such a row is a dead
-        attempt's, never a live one's)."""
+        Re-read under the guard: only rows still PROCESSING / FAILED are rolled back (a worker
+        begins and completes a batch under one hold). ``episode_ids``: see ``counted_by``."""
         if not candidates:
             return Retired()
         with self._guard():
             stored = self._rt.documents.get_documents([d.id for d in candidates])
-            unfinished = [d for d in stored if _crashed(d)]
+            unfinished = [d for d in stored if crashed(d)]
             if not unfinished:
                 return Retired()
+            counted = counted_by(self._rt.graph, self._group, unfinished, episode_ids)
             episodes = self._lineage.withdraw(unfinished)
+            if episodes:
+                uncount(self._rt.graph, self._group, counted)
             retired = self._lineage.sweep("recovered", unfinished) if episodes else Retired()
         self._known = None
         retired.documents, retired.episodes = len(unfinished), episodes
@@ -289,7 +291,7 @@ class IngestionPipeline:
             for c in chunks
         ]
         return _Prepared(document, chunks, episodes, previous=_stored_version(existing),
-                         unfinished=existing if _crashed(existing) else None)
+                         unfinished=existing if crashed(existing) else None)
 
     def _known_names(self) -> dict[str, KnownName]:
         if self._known is None:
@@ -312,7 +314,9 @@ class IngestionPipeline:
         """``passages``: the batch's passages, already queued; ``queued``: the next batches',
         embedded meanwhile (this thread helps with the first while its own finish, and its
         model calls leave the worker a core)."""
-        self.roll_back([p.unfinished for p in batch if p.unfinished is not None])
+        recovered = [p for p in batch if p.unfinished is not None]
+        self.roll_back([p.unfinished for p in recovered if p.unfinished is not None],
+                       [e.id for p in recovered for e in p.episodes])
         rt = self._rt
         known = self._known_names()
         episodes = [e for p in batch for e in p.episodes]
@@ -333,7 +337,8 @@ class IngestionPipeline:
                 ids = {p.document.id for p in kept}
                 pairs = [(e, x) for e, x in zip(episodes, extractions, strict=True)
                          if e.document_id in ids]
-                self._commit(kept, pairs, embedded.of_documents(ids), report)
+                self._commit(kept, pairs, embedded.of_documents(ids), report,
+                             redo=bool(recovered))
         report.documents_unchanged += len(batch) - len(kept)
         if progress:
             progress(len(batch))
@@ -353,7 +358,9 @@ class IngestionPipeline:
 
     def _commit(self, batch: Sequence[_Prepared],
                 pairs: Sequence[tuple[Episode, ChunkExtraction]],
-                passages: EmbeddedPassages, report: IngestReport) -> None:
+                passages: EmbeddedPassages, report: IngestReport, *, redo: bool = False) -> None:
+        """``redo``: a rolled-back batch again: all its entities are re-embedded (the graph may
+        hold the dead attempt's changes to them without their vectors)."""
         rt = self._rt
         self._begin(batch)
         replaced = [p.previous for p in batch if p.previous is not None]
@@ -376,7 +383,7 @@ class IngestionPipeline:
             # failures keep the extractive summaries the builder wrote
             apply_llm_summaries(llm, result, input_tokens=self._rt.settings.llm_input_tokens)
         self._write_graph(episodes, result)
-        self._write_vectors(passages, result)
+        self._write_vectors(passages, result, redo=redo)
         if replaced:  # before COMPLETED is written: a crash here redoes the batch, sweep too
             self._note_retired(self._lineage.sweep("edited", replaced), report)
         self._save_sql(batch, result)
@@ -415,11 +422,12 @@ class IngestionPipeline:
         graph.upsert_mentions(self._group, result.graph_mentions)
         graph.upsert_facts(list(result.facts.values()))
 
-    def _write_vectors(self, passages: EmbeddedPassages, result: BatchResult) -> None:
+    def _write_vectors(self, passages: EmbeddedPassages, result: BatchResult, *,
+                       redo: bool = False) -> None:
         """Only what changed is embedded (issue 9): a payload change keeps the stored vector,
         a fact sentence found in its passage is pooled from the passage pass."""
         vectors = self._rt.vectors
-        plan = plan_vectors(result.entities.values(), result.previous_entities,
+        plan = plan_vectors(result.entities.values(), {} if redo else result.previous_entities,
                             result.facts.values(), result.previous_facts)
         ent_stored = stored_vectors(vectors, Collection.ENTITIES, self._group,
                                     [e.id for e in plan.entity_payloads])
@@ -449,10 +457,8 @@ class IngestionPipeline:
             for e, i, v in passages.points()])
 
     def _begin(self, batch: Sequence[_Prepared]) -> None:
-        """The first write of a batch: its documents PROCESSING in SQL before the graph is
-        touched, so a crash from here to ``_complete`` leaves them for ``roll_back``. A new
-        document gets a row without chunks; a stored version keeps its row (its chunks say
-        what to withdraw) with the status changed."""
+        """The first write of a batch: its documents PROCESSING in SQL (a new one a row without
+        chunks), so a crash before ``_complete`` leaves them for ``roll_back``."""
         store = self._rt.documents
         for p in batch:
             if p.previous is None:
@@ -483,14 +489,6 @@ def _unclean(text: str) -> bool:
 def _unchanged(stored: Document | None, digest: str) -> bool:
     return stored is not None and stored.content_hash == digest \
         and stored.processing_status is ProcessingStatus.COMPLETED
-
-
-def _crashed(stored: Document | None) -> bool:
-    """Stored by an attempt that began writing and did not finish (``_begin`` marks a batch
-    PROCESSING; a worker marks a failed one FAILED): its graph state needs rolling back.
-    PENDING (queued, not begun) and COMPLETED rows need none."""
-    return stored is not None and stored.processing_status in (
-        ProcessingStatus.PROCESSING, ProcessingStatus.FAILED)
 
 
 def _stored_version(stored: Document | None) -> Document | None:

@@ -1,0 +1,48 @@
+"""What rolling back a crashed ingestion attempt needs beyond withdrawing its evidence.
+
+An attempt marks its batch PROCESSING in SQL before its first graph write and COMPLETED after
+its last write (``IngestionPipeline._begin`` / ``_complete``); a row left PROCESSING (or
+FAILED by a worker) is a dead attempt's, whose episodes ``IngestionPipeline.roll_back``
+withdraws. An entity's ``evidence_count`` grew by one for each batch that mentioned it, so
+the rollback gives back the one the dead attempt's batch added.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from knotwork.domain.ids import stable_id
+from knotwork.domain.models import Document, ProcessingStatus
+from knotwork.domain.ports import GraphStore
+from knotwork.domain.timeutil import utcnow
+
+
+def crashed(stored: Document | None) -> bool:
+    """Stored by an attempt that began writing and did not finish: its graph state needs
+    rolling back. PENDING (queued, not begun) and COMPLETED rows need none."""
+    return stored is not None and stored.processing_status in (
+        ProcessingStatus.PROCESSING, ProcessingStatus.FAILED)
+
+
+def counted_by(graph: GraphStore, group: str, documents: Sequence[Document],
+               episode_ids: Sequence[str]) -> set[str]:
+    """Entities the documents' written episodes mention (a batch counts each once).
+
+    ``episode_ids``: ids the attempt may have written beyond the stored chunks' (the row of a
+    new document has no chunks yet)."""
+    ids = {d.id for d in documents}
+    candidates = [*episode_ids, *(stable_id(d.id, "chunk", str(i)) for d in documents
+                                  for i in range(d.chunk_count))]
+    written = [e.id for e in graph.get_episodes(group, list(dict.fromkeys(candidates)))
+               if e.document_id in ids]
+    return {entity for episode in written for entity in graph.episode_entity_ids(group, episode)}
+
+
+def uncount(graph: GraphStore, group: str, entity_ids: set[str]) -> None:
+    """Give back the evidence count a rolled-back batch added to these entities."""
+    if not entity_ids:
+        return
+    now = utcnow()
+    graph.upsert_entities([
+        e.model_copy(update={"evidence_count": max(1, e.evidence_count - 1), "updated_at": now})
+        for e in graph.get_entities(group, sorted(entity_ids))])
