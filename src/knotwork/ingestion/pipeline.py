@@ -474,12 +474,11 @@ class IngestionPipeline:
         store.add_mentions(result.mentions)
 
     def _complete(self, batch: Sequence[_Prepared], result: BatchResult) -> None:
-        """The last write of a batch: its documents COMPLETED."""
-        store = self._rt.documents
-        for prepared in batch:
-            count = len({eid for e in prepared.episodes
-                         for eid in result.entities_per_episode.get(e.id, set())})
-            store.set_status(prepared.document.id, ProcessingStatus.COMPLETED, entity_count=count)
+        """The last write of a batch: its documents COMPLETED (one transaction)."""
+        self._rt.documents.complete_documents({
+            p.document.id: len({eid for e in p.episodes
+                                for eid in result.entities_per_episode.get(e.id, set())})
+            for p in batch})
 
 
 def _unclean(text: str) -> bool:

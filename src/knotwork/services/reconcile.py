@@ -78,15 +78,15 @@ def _upsert_embedded(rt: Runtime, collection: Collection, texts: Sequence[str],
 def _roll_back(rt: Runtime, group: str, crashed: Sequence[Document], report: ReconcileReport,
                *, dry_run: bool) -> int:
     """Withdraw what attempts that died left of these documents; the episodes withdrawn."""
+    ids = {d.id for d in crashed}
+    total = rt.graph.counts(group).episodes
+    written = [e.id for e in rt.graph.get_episodes(group, rt.graph.recent_episode_ids(group, total))
+               if e.document_id in ids] if total else []
     if dry_run:
-        ids = {d.id for d in crashed}
-        total = rt.graph.counts(group).episodes
-        episodes = rt.graph.get_episodes(group, rt.graph.recent_episode_ids(group, total)) \
-            if total else []
-        return sum(1 for e in episodes if e.document_id in ids)
+        return len(written)
     from knotwork.ingestion.pipeline import IngestionPipeline
 
-    rolled = IngestionPipeline(rt, group).roll_back(crashed)
+    rolled = IngestionPipeline(rt, group).roll_back(crashed, written)
     report.facts_retired += rolled.facts
     report.entities_retired += rolled.entities
     return rolled.episodes
