@@ -98,9 +98,15 @@ class Difference:
     crashed: str | None
 
     def line(self) -> str:
-        if self.kind == "changed":
-            return f"{self.part} {self.key}: {_short(self.clean)} -> {_short(self.crashed)}"
-        return f"{self.part} {self.kind} {self.key}: {_short(self.clean or self.crashed)}"
+        if self.kind != "changed":
+            return f"{self.part} {self.kind} {self.key}: {_short(self.clean or self.crashed)}"
+        before, after = json.loads(self.clean or "null"), json.loads(self.crashed or "null")
+        if isinstance(before, dict) and isinstance(after, dict):  # only the fields that differ
+            fields = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+            return f"{self.part} {self.key}: " + "; ".join(
+                f"{k}: {_short(_canon(before.get(k)), 300)} -> {_short(_canon(after.get(k)), 300)}"
+                for k in fields)
+        return f"{self.part} {self.key}: {_short(self.clean)} -> {_short(self.crashed)}"
 
 
 def _short(text: str | None, limit: int = 160) -> str:

@@ -44,7 +44,7 @@ from knotwork.ingestion.extraction.types import ChunkExtraction
 from knotwork.ingestion.graph_builder import BatchBuilder, BatchResult
 from knotwork.ingestion.lineage import Lineage, Retired
 from knotwork.ingestion.passage_work import PassageWork, PendingPassages, one_core_each
-from knotwork.ingestion.recovery import counted_by, crashed, uncount
+from knotwork.ingestion.recovery import crashed, touched_by, uncount
 from knotwork.ingestion.vector_writes import (
     EmbeddedPassages,
     passage_embedder,
@@ -220,7 +220,7 @@ class IngestionPipeline:
         """Withdraw the graph state of documents an attempt began and did not finish.
 
         Re-read under the guard: only rows still PROCESSING / FAILED are rolled back (a worker
-        begins and completes a batch under one hold). ``episode_ids``: see ``counted_by``."""
+        begins and completes a batch under one hold). ``episode_ids``: see ``touched_by``."""
         if not candidates:
             return Retired()
         with self._guard():
@@ -228,7 +228,7 @@ class IngestionPipeline:
             unfinished = [d for d in stored if crashed(d)]
             if not unfinished:
                 return Retired()
-            counted = counted_by(self._rt.graph, self._group, unfinished, episode_ids)
+            counted = touched_by(self._rt.graph, self._group, unfinished, episode_ids)
             episodes = self._lineage.withdraw(unfinished)
             if episodes:
                 uncount(self._rt.graph, self._group, counted)
@@ -365,8 +365,8 @@ class IngestionPipeline:
         self._begin(batch)
         replaced = [p.previous for p in batch if p.previous is not None]
         self._lineage.withdraw(replaced)  # the old versions' evidence, before the new one's
-        episodes = [e for e, _ in pairs]
-        now = utcnow()
+        now = utcnow()  # the batch's episodes and touched entities carry it (``recovery``)
+        episodes = [e.model_copy(update={"created_at": now}) for e, _ in pairs]
         builder = BatchBuilder(
             self._group, now,
             find_entities=lambda keys: rt.graph.find_entities_by_keys(self._group, keys),

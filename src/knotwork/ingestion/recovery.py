@@ -4,17 +4,22 @@ An attempt marks its batch PROCESSING in SQL before its first graph write and CO
 its last write (``IngestionPipeline._begin`` / ``_complete``); a row left PROCESSING (or
 FAILED by a worker) is a dead attempt's, whose episodes ``IngestionPipeline.roll_back``
 withdraws. An entity's ``evidence_count`` grew by one for each batch that mentioned it, so
-the rollback gives back the one the dead attempt's batch added.
+the rollback gives back the one the dead attempt's batch added: a batch's episodes are
+written first, with the batch's time as ``created_at``, which every entity it writes carries
+as ``updated_at``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
 
 from knotwork.domain.ids import stable_id
 from knotwork.domain.models import Document, ProcessingStatus
 from knotwork.domain.ports import GraphStore
 from knotwork.domain.timeutil import utcnow
+
+_SAME_TIME = timedelta(milliseconds=1)  # stored times are ISO strings (microseconds)
 
 
 def crashed(stored: Document | None) -> bool:
@@ -24,18 +29,26 @@ def crashed(stored: Document | None) -> bool:
         ProcessingStatus.PROCESSING, ProcessingStatus.FAILED)
 
 
-def counted_by(graph: GraphStore, group: str, documents: Sequence[Document],
+def touched_by(graph: GraphStore, group: str, documents: Sequence[Document],
                episode_ids: Sequence[str]) -> set[str]:
-    """Entities the documents' written episodes mention (a batch counts each once).
+    """Entities the dead attempt's batch wrote: those its written episodes mention, and those
+    whose ``updated_at`` is the batch's time (its episodes' ``created_at``; an attempt that
+    died between the entity and the MENTIONS writes left no mention to follow).
 
     ``episode_ids``: ids the attempt may have written beyond the stored chunks' (the row of a
     new document has no chunks yet)."""
     ids = {d.id for d in documents}
     candidates = [*episode_ids, *(stable_id(d.id, "chunk", str(i)) for d in documents
                                   for i in range(d.chunk_count))]
-    written = [e.id for e in graph.get_episodes(group, list(dict.fromkeys(candidates)))
+    written = [e for e in graph.get_episodes(group, list(dict.fromkeys(candidates)))
                if e.document_id in ids]
-    return {entity for episode in written for entity in graph.episode_entity_ids(group, episode)}
+    if not written:
+        return set()
+    times = {e.created_at for e in written}
+    touched = {e.id for e in graph.list_entities(group)
+               if any(abs(e.updated_at - t) < _SAME_TIME for t in times)}
+    return touched | {entity for episode in written
+                      for entity in graph.episode_entity_ids(group, episode.id)}
 
 
 def uncount(graph: GraphStore, group: str, entity_ids: set[str]) -> None:
