@@ -55,10 +55,12 @@ class Run:
 
     @property
     def exit_ok(self) -> bool:
-        """A killed CLI says nothing; a CLI whose graph server died exits 2 with one line."""
+        """A killed CLI says nothing; a CLI whose graph server died exits 2 with one line, or
+        0 when every document was finished before (the server died as the CLI closed)."""
         if not self.killed or self.target == "cli":
             return True
-        return self.exit_code == 2 and self.error_lines == 1
+        return (self.exit_code == 2 and self.error_lines == 1) \
+            or (self.exit_code == 0 and self.unfinished == 0)
 
 
 def _env(data: Path, embedder: str) -> dict[str, str]:

@@ -416,11 +416,14 @@ class IngestionPipeline:
 
     # ------------------------------------------------------------------ writes
     def _write_graph(self, episodes: Sequence[Episode], result: BatchResult) -> None:
-        graph = self._rt.graph
+        """Stored entities last: a summary naming a fact the graph lacks (a crash between the
+        writes) would keep its sentence through a rollback, out of place when the redo adds it."""
+        graph, stored = self._rt.graph, result.previous_entities
         graph.upsert_episodes(episodes)
-        graph.upsert_entities(list(result.entities.values()))
+        graph.upsert_entities([e for e in result.entities.values() if e.id not in stored])
         graph.upsert_mentions(self._group, result.graph_mentions)
         graph.upsert_facts(list(result.facts.values()))
+        graph.upsert_entities([e for e in result.entities.values() if e.id in stored])
 
     def _write_vectors(self, passages: EmbeddedPassages, result: BatchResult, *,
                        redo: bool = False) -> None:

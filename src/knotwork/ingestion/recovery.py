@@ -31,24 +31,22 @@ def crashed(stored: Document | None) -> bool:
 
 def touched_by(graph: GraphStore, group: str, documents: Sequence[Document],
                episode_ids: Sequence[str]) -> set[str]:
-    """Entities the dead attempt's batch wrote: those its written episodes mention, and those
-    whose ``updated_at`` is the batch's time (its episodes' ``created_at``; an attempt that
-    died between the entity and the MENTIONS writes left no mention to follow).
+    """Entities the dead attempt's batch wrote: those whose ``updated_at`` is the batch's time,
+    which its written episodes carry as ``created_at`` (not those they mention: an attempt
+    can die after the MENTIONS and before the stored entities are written, see
+    ``IngestionPipeline._write_graph``).
 
     ``episode_ids``: ids the attempt may have written beyond the stored chunks' (the row of a
     new document has no chunks yet)."""
     ids = {d.id for d in documents}
     candidates = [*episode_ids, *(stable_id(d.id, "chunk", str(i)) for d in documents
                                   for i in range(d.chunk_count))]
-    written = [e for e in graph.get_episodes(group, list(dict.fromkeys(candidates)))
-               if e.document_id in ids]
-    if not written:
+    times = {e.created_at for e in graph.get_episodes(group, list(dict.fromkeys(candidates)))
+             if e.document_id in ids}
+    if not times:
         return set()
-    times = {e.created_at for e in written}
-    touched = {e.id for e in graph.list_entities(group)
-               if any(abs(e.updated_at - t) < _SAME_TIME for t in times)}
-    return touched | {entity for episode in written
-                      for entity in graph.episode_entity_ids(group, episode.id)}
+    return {e.id for e in graph.list_entities(group)
+            if any(abs(e.updated_at - t) < _SAME_TIME for t in times)}
 
 
 def uncount(graph: GraphStore, group: str, entity_ids: set[str]) -> None:
