@@ -30,20 +30,27 @@ from bench.crash_state import Snapshot, compare, facts_without_vectors, snapshot
 
 TARGETS = ("cli", "graph")
 _EARLY = 0.2  # share of kills anywhere before the first write (startup, extraction)
+BATCH = 16  # documents per inline ingest batch (IngestionPipeline's default)
 
 
 @dataclass
 class Timeline:
-    first_write_s: float  # the first document row in SQL (a batch's first write)
-    end_s: float  # every page COMPLETED
+    """A clean run's batches: when each was begun (its rows PROCESSING in SQL) and when it
+    was COMPLETED, in seconds after the start."""
+
+    begun_s: list[float]
+    completed_s: list[float]
+
+    def window(self, batch: int) -> float:
+        return self.completed_s[batch] - self.begun_s[batch]
 
 
 @dataclass
 class Run:
     index: int
     target: str
-    kill_at_s: float  # after the start, or after the first write
-    after_write: bool
+    batch: int  # the kill came this long after the batch was begun (-1: after the start)
+    kill_at_s: float
     killed: bool  # False: the ingest finished before the kill
     exit_code: int
     error_lines: int
@@ -94,28 +101,31 @@ def _ingest(source: Path, data: Path, embedder: str) -> subprocess.Popen[str]:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def _first_write(proc: subprocess.Popen[str], data: Path, t0: float) -> float | None:
+def _rows_reach(proc: subprocess.Popen[str], data: Path, rows: int, done: int) -> bool:
+    """Wait until the documents table has ``rows`` rows and ``done`` COMPLETED (False: the
+    process ended first)."""
     while proc.poll() is None:
-        if _documents(data)[0] > 0:
-            return time.monotonic() - t0
-        time.sleep(0.02)
-    return None
+        have, finished = _documents(data)
+        if have >= rows and finished >= done:
+            return True
+        time.sleep(0.01)
+    return False
 
 
 def clean_ingest(source: Path, data: Path, embedder: str, pages: int) -> Timeline:
-    """The clean run, timed: its first SQL write and the moment every page was COMPLETED."""
     t0 = time.monotonic()
     proc = _ingest(source, data, embedder)
-    first = _first_write(proc, data, t0)
-    done = None
-    while proc.poll() is None and done is None:
-        if _documents(data)[1] >= pages:
-            done = time.monotonic() - t0
-        time.sleep(0.02)
+    timeline = Timeline([], [])
+    for start in range(0, pages, BATCH):
+        if _rows_reach(proc, data, start + 1, 0):
+            timeline.begun_s.append(time.monotonic() - t0)
+        if _rows_reach(proc, data, start + 1, min(start + BATCH, pages)):
+            timeline.completed_s.append(time.monotonic() - t0)
     _, err = proc.communicate()
-    if proc.returncode != 0 or first is None:
+    if proc.returncode != 0 or len(timeline.completed_s) != len(timeline.begun_s) \
+            or not timeline.begun_s:
         raise SystemExit(f"bench.crash: the clean ingest failed ({proc.returncode}): {err.strip()}")
-    return Timeline(first, done if done is not None else time.monotonic() - t0)
+    return timeline
 
 
 def _graph_pid(data: Path) -> int | None:
@@ -125,12 +135,13 @@ def _graph_pid(data: Path) -> int | None:
         return None
 
 
-def _kill_at(rng: random.Random, timeline: Timeline) -> tuple[bool, float]:
-    """(after the first write?, seconds): mostly inside the write phase, counted from the
-    run's own first write (runs vary in speed on a busy machine), some before it."""
+def _kill_at(rng: random.Random, timeline: Timeline) -> tuple[int, float]:
+    """(batch, seconds after it was begun): a batch at random, a moment up to 1.25 times its
+    write in the clean run; or (-1, seconds after the start) before the first write."""
     if rng.random() < _EARLY:
-        return False, rng.uniform(0.0, timeline.first_write_s)
-    return True, rng.uniform(0.0, timeline.end_s - timeline.first_write_s)
+        return -1, rng.uniform(0.0, timeline.begun_s[0])
+    batch = rng.randrange(len(timeline.begun_s))
+    return batch, rng.uniform(0.0, 1.25 * timeline.window(batch))
 
 
 def _state(data: Path, embedder: str) -> Snapshot:
@@ -141,14 +152,13 @@ def _state(data: Path, embedder: str) -> Snapshot:
         return snapshot(kw)
 
 
-def crash_run(index: int, target: str, kill_at: tuple[bool, float], source: Path, data: Path,
+def crash_run(index: int, target: str, kill_at: tuple[int, float], source: Path, data: Path,
               embedder: str, clean: Snapshot) -> Run:
     t0 = time.monotonic()
     proc = _ingest(source, data, embedder)
-    after_write, delay = kill_at
-    if after_write:
-        first = _first_write(proc, data, t0)
-        t0 = t0 + first if first is not None else t0
+    batch, delay = kill_at
+    if batch >= 0 and _rows_reach(proc, data, batch * BATCH + 1, 0):
+        t0 = time.monotonic()
     killed = False
     while proc.poll() is None:
         if time.monotonic() - t0 >= delay:
@@ -164,8 +174,7 @@ def crash_run(index: int, target: str, kill_at: tuple[bool, float], source: Path
                               capture_output=True, text=True, timeout=900, check=False)
     after = _state(data, embedder)
     diffs = compare(clean, after)
-    return Run(index=index, target=target, kill_at_s=round(delay, 2), after_write=after_write,
-               killed=killed,
+    return Run(index=index, target=target, batch=batch, kill_at_s=round(delay, 3), killed=killed,
                exit_code=proc.returncode, error_lines=len(err.strip().splitlines()),
                unfinished=rows - done, recovery_exit=recovery.returncode,
                differences=len(diffs), facts_without_vectors=facts_without_vectors(after),
@@ -173,7 +182,8 @@ def crash_run(index: int, target: str, kill_at: tuple[bool, float], source: Path
 
 
 def _describe(run: Run) -> str:
-    at = f"+{run.kill_at_s:.2f}s {'after the first write' if run.after_write else 'after start'}"
+    at = f"+{run.kill_at_s:.2f}s after " + (
+        f"batch {run.batch + 1} began" if run.batch >= 0 else "the start")
     when = f"kill -9 {run.target} {at}" if run.killed else f"(ingest finished before {at})"
     exit_note = "" if run.exit_ok else f", EXIT {run.exit_code} with {run.error_lines} line(s)"
     return (f"run {run.index:>2}: {when}: exit {run.exit_code}, {run.unfinished} unfinished"
@@ -214,8 +224,10 @@ def main(argv: list[str] | None = None) -> int:
         clean = _state(root / "clean", args.embedder)
         print(f"clean ingest of {pages} pages: {len(clean['entities'])} entities, "
               f"{len(clean['facts'])} facts, {len(clean['vectors'])} vectors, "
-              f"{len(clean['sql'])} SQL rows; first write at +{timeline.first_write_s:.1f}s, "
-              f"all COMPLETED at +{timeline.end_s:.1f}s", flush=True)
+              f"{len(clean['sql'])} SQL rows; batches written "
+              + ", ".join(f"+{b:.1f}s..+{c:.1f}s" for b, c in zip(timeline.begun_s,
+                                                                  timeline.completed_s, strict=True)),
+              flush=True)
         runs: list[Run] = []
         for index in range(1, args.runs + 1):
             target, kill_at = rng.choice(targets), _kill_at(rng, timeline)
