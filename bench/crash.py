@@ -112,20 +112,23 @@ def _rows_reach(proc: subprocess.Popen[str], data: Path, rows: int, done: int) -
     return False
 
 
-def clean_ingest(source: Path, data: Path, embedder: str, pages: int) -> Timeline:
+def clean_ingest(source: Path, data: Path, embedder: str) -> Timeline:
     t0 = time.monotonic()
     proc = _ingest(source, data, embedder)
-    timeline = Timeline([], [])
-    for start in range(0, pages, BATCH):
-        if _rows_reach(proc, data, start + 1, 0):
-            timeline.begun_s.append(time.monotonic() - t0)
-        if _rows_reach(proc, data, start + 1, min(start + BATCH, pages)):
-            timeline.completed_s.append(time.monotonic() - t0)
+    begun: dict[int, float] = {}
+    completed: dict[int, float] = {}
+    while proc.poll() is None:
+        have, finished = _documents(data)
+        now = time.monotonic() - t0
+        for batch in range((have + BATCH - 1) // BATCH):
+            begun.setdefault(batch, now)
+            if finished == have:  # every begun row COMPLETED: this batch is written
+                completed.setdefault(batch, now)
+        time.sleep(0.01)
     _, err = proc.communicate()
-    if proc.returncode != 0 or len(timeline.completed_s) != len(timeline.begun_s) \
-            or not timeline.begun_s:
+    if proc.returncode != 0 or not begun or completed.keys() != begun.keys():
         raise SystemExit(f"bench.crash: the clean ingest failed ({proc.returncode}): {err.strip()}")
-    return timeline
+    return Timeline([begun[b] for b in sorted(begun)], [completed[b] for b in sorted(begun)])
 
 
 def _graph_pid(data: Path) -> int | None:
@@ -220,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
             generate_world(world, args.people, args.seed, 1)
         source = world / "confluence"
         pages = len(list(source.glob("*.json")))
-        timeline = clean_ingest(source, root / "clean", args.embedder, pages)
+        timeline = clean_ingest(source, root / "clean", args.embedder)
         clean = _state(root / "clean", args.embedder)
         print(f"clean ingest of {pages} pages: {len(clean['entities'])} entities, "
               f"{len(clean['facts'])} facts, {len(clean['vectors'])} vectors, "
