@@ -44,7 +44,7 @@ from knotwork.ingestion.extraction.types import ChunkExtraction
 from knotwork.ingestion.graph_builder import BatchBuilder, BatchResult
 from knotwork.ingestion.lineage import Lineage, Retired
 from knotwork.ingestion.passage_work import PassageWork, PendingPassages, one_core_each
-from knotwork.ingestion.recovery import crashed, touched_by, uncount
+from knotwork.ingestion.recovery import crashed, uncount, undo_endings
 from knotwork.ingestion.vector_writes import (
     EmbeddedPassages,
     passage_embedder,
@@ -220,7 +220,7 @@ class IngestionPipeline:
         """Withdraw the graph state of documents an attempt began and did not finish.
 
         Re-read under the guard: only rows still PROCESSING / FAILED are rolled back (a worker
-        begins and completes a batch under one hold). ``episode_ids``: see ``touched_by``."""
+        begins and completes a batch under one hold). ``episode_ids``: see ``batch_times``."""
         if not candidates:
             return Retired()
         with self._guard():
@@ -228,10 +228,11 @@ class IngestionPipeline:
             unfinished = [d for d in stored if crashed(d)]
             if not unfinished:
                 return Retired()
-            counted = touched_by(self._rt.graph, self._group, unfinished, episode_ids)
+            graph = self._rt.graph
+            counted = undo_endings(graph, self._group, unfinished, episode_ids)
             episodes = self._lineage.withdraw(unfinished)
             if episodes:
-                uncount(self._rt.graph, self._group, counted)
+                uncount(graph, self._group, counted)
             retired = self._lineage.sweep("recovered", unfinished) if episodes else Retired()
         self._known = None
         retired.documents, retired.episodes = len(unfinished), episodes
