@@ -268,6 +268,21 @@ def test_source_is_unique_within_a_group(store: SqlDocumentStore) -> None:
     assert [d.id for d in store.list_documents("g1")] == [doc.id]
 
 
+def test_a_batch_is_completed_whole_or_not_at_all(store: SqlDocumentStore) -> None:
+    first, second = make_document(source_id="a"), make_document(source_id="b")
+    for doc in (first, second):
+        store.save_document(doc.model_copy(update={
+            "processing_status": ProcessingStatus.PROCESSING}), [])
+    with pytest.raises(KeyError):  # one unknown id: no document of the batch is COMPLETED
+        store.complete_documents({first.id: 3, "missing": 1, second.id: 4})
+    assert {d.processing_status for d in store.list_documents("g1")} == {ProcessingStatus.PROCESSING}
+    store.complete_documents({first.id: 3, second.id: 4})
+    got = {d.id: d for d in store.list_documents("g1")}
+    assert [(got[d.id].processing_status, got[d.id].entity_count) for d in (first, second)] == [
+        (ProcessingStatus.COMPLETED, 3), (ProcessingStatus.COMPLETED, 4)]
+    assert got[first.id].last_processed_at is not None
+
+
 def test_set_status_and_entity_count(store: SqlDocumentStore) -> None:
     doc = make_document()
     store.save_document(doc, [])

@@ -1,8 +1,10 @@
 """Ingestion: load → chunk → extract → resolve → facts → write graph, vectors, SQL.
 
-Writes go graph first, then vectors, then SQL (where the document is marked
-COMPLETED last), all as idempotent upserts keyed by deterministic ids: a crash
-mid-way leaves the document unfinished and the next run redoes it harmlessly.
+A batch's first write marks its documents PROCESSING in SQL; then graph, vectors, SQL chunks
+and mentions are written as upserts keyed by deterministic ids; COMPLETED comes last. A crash
+leaves them PROCESSING, and the next run that meets them (an ingest of the same source, a
+worker, ``knotwork reconcile``) first rolls back what the dead attempt wrote (``roll_back``,
+``ingestion.recovery``), then redoes them against the graph a clean run would have seen.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from knotwork.ingestion.extraction.types import ChunkExtraction
 from knotwork.ingestion.graph_builder import BatchBuilder, BatchResult
 from knotwork.ingestion.lineage import Lineage, Retired
 from knotwork.ingestion.passage_work import PassageWork, PendingPassages, one_core_each
+from knotwork.ingestion.recovery import crashed, uncount, undo_endings
 from knotwork.ingestion.vector_writes import (
     EmbeddedPassages,
     passage_embedder,
@@ -88,6 +91,7 @@ class _Prepared:
     chunks: list[Chunk]
     episodes: list[Episode]
     previous: Document | None = None  # the stored version this one replaces
+    unfinished: Document | None = None  # stored by an attempt that did not finish (crashed)
 
 
 @dataclass
@@ -197,23 +201,42 @@ class IngestionPipeline:
     def recover(self, raws: Sequence[RawDocument]) -> Retired:
         """Undo what a crashed attempt half wrote for these documents, before redoing them.
 
-        A document not stored COMPLETED may have graph state from an attempt that died
-        before its SQL commit: its episodes are detached and what only they evidenced is
-        retired, so the redo extracts against the graph a first attempt saw (the known
-        names come from it). Idempotent; COMPLETED documents are left alone.
+        A document stored PROCESSING or FAILED may have graph state from an attempt that
+        died before its SQL commit: its episodes are detached and what only they evidenced
+        is retired, so the redo extracts against the graph a first attempt saw (the known
+        names come from it). Idempotent; COMPLETED and PENDING (queued, not begun)
+        documents are left alone. Inline ingestion does the same for each batch.
         """
         unfinished: list[Document] = []
         for raw in raws:
             stored = self._rt.documents.get_document_by_source(
                 self._group, raw.source_system, raw.source_id)
-            if stored is not None and stored.processing_status is not ProcessingStatus.COMPLETED:
+            if crashed(stored):
+                assert stored is not None
                 unfinished.append(stored)
-        if not unfinished:
+        return self.roll_back(unfinished)
+
+    def roll_back(self, candidates: Sequence[Document], episode_ids: Sequence[str] = ()
+                  ) -> Retired:
+        """Withdraw the graph state of documents an attempt began and did not finish.
+
+        Re-read under the guard: only rows still PROCESSING / FAILED are rolled back (a worker
+        begins and completes a batch under one hold). ``episode_ids``: see ``batch_times``."""
+        if not candidates:
             return Retired()
         with self._guard():
+            stored = self._rt.documents.get_documents([d.id for d in candidates])
+            unfinished = [d for d in stored if crashed(d)]
+            if not unfinished:
+                return Retired()
+            graph = self._rt.graph
+            counted = undo_endings(graph, self._group, unfinished, episode_ids)
             episodes = self._lineage.withdraw(unfinished)
+            if episodes:
+                uncount(graph, self._group, counted)
             retired = self._lineage.sweep("recovered", unfinished) if episodes else Retired()
         self._known = None
+        retired.documents, retired.episodes = len(unfinished), episodes
         log.info("ingest.recovered", group=self._group, documents=len(unfinished),
                  episodes=episodes, facts_retired=retired.facts)
         return retired
@@ -269,7 +292,8 @@ class IngestionPipeline:
                     document_id=doc_id, valid_at=when, created_at=now)
             for c in chunks
         ]
-        return _Prepared(document, chunks, episodes, previous=_stored_version(existing))
+        return _Prepared(document, chunks, episodes, previous=_stored_version(existing),
+                         unfinished=existing if crashed(existing) else None)
 
     def _known_names(self) -> dict[str, KnownName]:
         if self._known is None:
@@ -310,6 +334,9 @@ class IngestionPipeline:
         """``passages``: the batch's passages, already queued; ``queued``: the next batches',
         embedded meanwhile (this thread helps with the first while its own finish, and its
         model calls leave the worker a core)."""
+        recovered = [p for p in batch if p.unfinished is not None]
+        self.roll_back([p.unfinished for p in recovered if p.unfinished is not None],
+                       [e.id for p in recovered for e in p.episodes])
         rt = self._rt
         known = self._known_for(batch)
         episodes = [e for p in batch for e in p.episodes]
@@ -330,7 +357,8 @@ class IngestionPipeline:
                 ids = {p.document.id for p in kept}
                 pairs = [(e, x) for e, x in zip(episodes, extractions, strict=True)
                          if e.document_id in ids]
-                self._commit(kept, pairs, embedded.of_documents(ids), report)
+                self._commit(kept, pairs, embedded.of_documents(ids), report,
+                             redo=bool(recovered))
         report.documents_unchanged += len(batch) - len(kept)
         if progress:
             progress(len(batch))
@@ -350,12 +378,15 @@ class IngestionPipeline:
 
     def _commit(self, batch: Sequence[_Prepared],
                 pairs: Sequence[tuple[Episode, ChunkExtraction]],
-                passages: EmbeddedPassages, report: IngestReport) -> None:
+                passages: EmbeddedPassages, report: IngestReport, *, redo: bool = False) -> None:
+        """``redo``: a rolled-back batch again: all its entities are re-embedded (the graph may
+        hold the dead attempt's changes to them without their vectors)."""
         rt = self._rt
+        self._begin(batch)
         replaced = [p.previous for p in batch if p.previous is not None]
         self._lineage.withdraw(replaced)  # the old versions' evidence, before the new one's
-        episodes = [e for e, _ in pairs]
-        now = utcnow()
+        now = utcnow()  # the batch's episodes and touched entities carry it (``recovery``)
+        episodes = [e.model_copy(update={"created_at": now}) for e, _ in pairs]
         builder = BatchBuilder(
             self._group, now,
             find_entities=lambda keys: rt.graph.find_entities_by_keys(self._group, keys),
@@ -372,7 +403,7 @@ class IngestionPipeline:
             # failures keep the extractive summaries the builder wrote
             apply_llm_summaries(llm, result, input_tokens=self._rt.settings.llm_input_tokens)
         self._write_graph(episodes, result)
-        self._write_vectors(passages, result)
+        self._write_vectors(passages, result, redo=redo)
         if replaced:  # before COMPLETED is written: a crash here redoes the batch, sweep too
             self._note_retired(self._lineage.sweep("edited", replaced), report)
         self._save_sql(batch, result)
@@ -405,17 +436,21 @@ class IngestionPipeline:
 
     # ------------------------------------------------------------------ writes
     def _write_graph(self, episodes: Sequence[Episode], result: BatchResult) -> None:
-        graph = self._rt.graph
+        """Stored entities last: a summary naming a fact the graph lacks (a crash between the
+        writes) would keep its sentence through a rollback, out of place when the redo adds it."""
+        graph, stored = self._rt.graph, result.previous_entities
         graph.upsert_episodes(episodes)
-        graph.upsert_entities(list(result.entities.values()))
+        graph.upsert_entities([e for e in result.entities.values() if e.id not in stored])
         graph.upsert_mentions(self._group, result.graph_mentions)
         graph.upsert_facts(list(result.facts.values()))
+        graph.upsert_entities([e for e in result.entities.values() if e.id in stored])
 
-    def _write_vectors(self, passages: EmbeddedPassages, result: BatchResult) -> None:
+    def _write_vectors(self, passages: EmbeddedPassages, result: BatchResult, *,
+                       redo: bool = False) -> None:
         """Only what changed is embedded (issue 9): a payload change keeps the stored vector,
         a fact sentence found in its passage is pooled from the passage pass."""
         vectors = self._rt.vectors
-        plan = plan_vectors(result.entities.values(), result.previous_entities,
+        plan = plan_vectors(result.entities.values(), {} if redo else result.previous_entities,
                             result.facts.values(), result.previous_facts)
         ent_stored = stored_vectors(vectors, Collection.ENTITIES, self._group,
                                     [e.id for e in plan.entity_payloads])
@@ -444,6 +479,17 @@ class IngestionPipeline:
             passage_point(e.id, e.document_id, e.source_description, i, self._group, v)
             for e, i, v in passages.points()])
 
+    def _begin(self, batch: Sequence[_Prepared]) -> None:
+        """The first write of a batch: its documents PROCESSING in SQL (a new one a row without
+        chunks), so a crash before ``_complete`` leaves them for ``roll_back``."""
+        store = self._rt.documents
+        for p in batch:
+            if p.previous is None:
+                store.save_document(p.document.model_copy(update={
+                    "chunk_count": 0, "processing_status": ProcessingStatus.PROCESSING}), [])
+            else:
+                store.set_status(p.document.id, ProcessingStatus.PROCESSING)
+
     def _save_sql(self, batch: Sequence[_Prepared], result: BatchResult) -> None:
         store = self._rt.documents
         for prepared in batch:
@@ -451,12 +497,11 @@ class IngestionPipeline:
         store.add_mentions(result.mentions)
 
     def _complete(self, batch: Sequence[_Prepared], result: BatchResult) -> None:
-        """The last write of a batch: its documents COMPLETED."""
-        store = self._rt.documents
-        for prepared in batch:
-            count = len({eid for e in prepared.episodes
-                         for eid in result.entities_per_episode.get(e.id, set())})
-            store.set_status(prepared.document.id, ProcessingStatus.COMPLETED, entity_count=count)
+        """The last write of a batch: its documents COMPLETED (one transaction)."""
+        self._rt.documents.complete_documents({
+            p.document.id: len({eid for e in p.episodes
+                                for eid in result.entities_per_episode.get(e.id, set())})
+            for p in batch})
 
 
 def _unclean(text: str) -> bool:

@@ -116,8 +116,29 @@ def _knotwork() -> Iterator[object]:
         yield kw
     except (LoaderError, ValueError, ModelUnavailableError) as exc:
         fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    except Exception as exc:
+        from knotwork.services.api.middleware import is_store_outage
+
+        if not is_store_outage(exc) or _State.verbose:
+            raise
+        # e.g. the embedded graph server died: what was begun stays PROCESSING and the same
+        # command run again rolls it back and redoes it (``IngestionPipeline.recover``)
+        detail = _first_line(str(exc)) or type(exc).__name__
+        fail(f"a store stopped answering ({detail}); run the command again to resume")
     finally:
+        _close_quietly(kw)
+
+
+def _close_quietly(kw: object) -> None:
+    """Close the stores; a store that died is past closing (its error is already said)."""
+    from knotwork.core import Knotwork
+
+    assert isinstance(kw, Knotwork)
+    try:
         kw.close()
+    except Exception:  # one error line is the contract
+        if _State.verbose:
+            raise
 
 
 def busy_message(settings: Settings) -> str:

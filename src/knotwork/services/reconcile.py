@@ -1,14 +1,19 @@
 """Repair drift between the graph, the vector store and SQL after a crash (``knotwork reconcile``).
 
-Writes go graph → vectors → SQL and each step is idempotent, so a crash leaves one of:
+Ingestion marks a batch's documents PROCESSING in SQL, writes graph → vectors → SQL chunks
+and mentions, and marks them COMPLETED last; each step is idempotent, so a crash leaves one of:
 
+* documents PROCESSING (or FAILED, by a worker) with graph state of the attempt that died:
+  rolled back (``IngestionPipeline.roll_back``: their episodes withdrawn, what only they
+  evidenced retired) and listed; ingesting their source again redoes them. ``knotwork
+  ingest`` of the same source does the rollback itself, so re-running the interrupted
+  command is the whole recovery; reconcile is for stores nobody re-ingests into;
 * graph evidence whose SQL document is gone (a delete that stopped half-way): detached,
   then facts and entities left without evidence are retired (``Lineage.sweep``);
 * graph entities / facts / episodes without their vectors (a crash between the graph and the
   vector write; a re-run would not re-embed an unchanged entity): embedded and written;
 * vectors whose graph object is gone: deleted;
-* documents not COMPLETED (PENDING / PROCESSING / FAILED): listed; ingesting their source again
-  finishes them.
+* documents queued and not begun (PENDING): listed; a worker (or an ingest) finishes them.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from knotwork.domain.models import ProcessingStatus
+from knotwork.domain.models import Document, ProcessingStatus
 from knotwork.domain.ports import Collection, VectorPoint
 from knotwork.ingestion.embedding_text import (
     entity_point,
@@ -39,6 +44,7 @@ class ReconcileReport(BaseModel):
 
     group_id: str
     dry_run: bool
+    rolled_back_episodes: int = 0  # of unfinished (crashed) documents, withdrawn
     orphan_episode_documents: list[str] = Field(default_factory=list)
     facts_retired: int = 0
     entities_retired: int = 0
@@ -52,7 +58,7 @@ class ReconcileReport(BaseModel):
 
     @property
     def repaired(self) -> int:
-        return (len(self.orphan_episode_documents) + self.facts_retired + self.entities_retired
+        return (self.rolled_back_episodes + len(self.orphan_episode_documents) + self.facts_retired + self.entities_retired
                 + self.entity_vectors_added + self.entity_vectors_removed
                 + self.fact_vectors_added + self.fact_vectors_removed
                 + self.passage_vectors_added + self.passage_vectors_removed)
@@ -69,6 +75,23 @@ def _upsert_embedded(rt: Runtime, collection: Collection, texts: Sequence[str],
         rt.vectors.upsert(collection, [build(start + i, v) for i, v in enumerate(vectors)])
 
 
+def _roll_back(rt: Runtime, group: str, crashed: Sequence[Document], report: ReconcileReport,
+               *, dry_run: bool) -> int:
+    """Withdraw what attempts that died left of these documents; the episodes withdrawn."""
+    ids = {d.id for d in crashed}
+    total = rt.graph.counts(group).episodes
+    written = [e.id for e in rt.graph.get_episodes(group, rt.graph.recent_episode_ids(group, total))
+               if e.document_id in ids] if total else []
+    if dry_run:
+        return len(written)
+    from knotwork.ingestion.pipeline import IngestionPipeline
+
+    rolled = IngestionPipeline(rt, group).roll_back(crashed, written)
+    report.facts_retired += rolled.facts
+    report.entities_retired += rolled.entities
+    return rolled.episodes
+
+
 def reconcile(rt: Runtime, group: str, *, dry_run: bool = False,
               progress: Progress | None = None) -> ReconcileReport:
     say = progress or (lambda _: None)
@@ -78,6 +101,12 @@ def reconcile(rt: Runtime, group: str, *, dry_run: bool = False,
     report.unfinished_documents = sorted(
         f"{d.title or d.source_id} ({d.processing_status.value})" for d in documents.values()
         if d.processing_status is not ProcessingStatus.COMPLETED)
+
+    crashed = [d for d in documents.values()
+               if d.processing_status in (ProcessingStatus.PROCESSING, ProcessingStatus.FAILED)]
+    if crashed:
+        say("unfinished documents")
+        report.rolled_back_episodes = _roll_back(rt, group, crashed, report, dry_run=dry_run)
 
     say("graph evidence without documents")
     total = graph.counts(group).episodes
@@ -91,7 +120,8 @@ def reconcile(rt: Runtime, group: str, *, dry_run: bool = False,
 
         graph.detach_document_episodes(group, orphan_docs)
         retired = Lineage(rt, group, CommunityService(rt, group)).sweep("reconcile", [])
-        report.facts_retired, report.entities_retired = retired.facts, retired.entities
+        report.facts_retired += retired.facts
+        report.entities_retired += retired.entities
         episodes = [e for e in episodes if e.document_id in documents]
 
     say("entity vectors")

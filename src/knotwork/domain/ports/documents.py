@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from knotwork.domain.auth import ApiKey, IssuedKey, Scope
@@ -44,6 +44,11 @@ class DocumentStore(Protocol):
         *,
         entity_count: int | None = None,
     ) -> None: ...
+
+    def complete_documents(self, entity_counts: Mapping[str, int]) -> None:
+        """Mark the documents COMPLETED, each with its entity count, in one transaction (a
+        batch is finished whole or not at all)."""
+        ...
 
     def add_mentions(self, mentions: Sequence[EntityMention]) -> None:
         """Idempotent on mention id."""

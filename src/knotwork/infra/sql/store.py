@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -312,6 +312,17 @@ class SqlDocumentStore:
             result = cast(CursorResult[Any], session.execute(stmt))
             if result.rowcount == 0:
                 raise KeyError(f"no document {document_id!r}")
+
+    def complete_documents(self, entity_counts: Mapping[str, int]) -> None:
+        now = utcnow()
+        with self._session() as session:
+            for document_id, count in entity_counts.items():
+                stmt = (update(DocumentRow).where(DocumentRow.id == document_id)
+                        .values(processing_status=ProcessingStatus.COMPLETED.value,
+                                entity_count=count, last_processed_at=now)
+                        .execution_options(synchronize_session=False))
+                if cast(CursorResult[Any], session.execute(stmt)).rowcount == 0:
+                    raise KeyError(f"no document {document_id!r}")
 
     def get_documents(self, ids: Sequence[str]) -> list[Document]:
         found: dict[str, Document] = {}

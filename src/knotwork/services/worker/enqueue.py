@@ -16,6 +16,7 @@ from knotwork.domain.models import Document, ProcessingStatus, RawDocument
 from knotwork.domain.ports import DocumentStore, JobQueue
 from knotwork.domain.tasks import ExtractEntitiesTask, ExtractMetadata, Priority
 from knotwork.domain.timeutil import ensure_utc
+from knotwork.ingestion.recovery import crashed
 
 
 @dataclass
@@ -45,7 +46,8 @@ def enqueue_documents(documents: Iterable[RawDocument], store: DocumentStore, qu
                 store.save_document(_placeholder(raw, doc_id, group_id, digest), [])
                 report.added.append(raw.source_id)
             else:
-                store.set_status(stored.id, ProcessingStatus.PENDING)
+                if not crashed(stored):  # a dead attempt's mark stays: the worker rolls it back
+                    store.set_status(stored.id, ProcessingStatus.PENDING)
                 (report.updated if stored.chunk_count else report.added).append(raw.source_id)
             task = ExtractEntitiesTask(
                 group_id=group_id, document_id=doc_id, priority=priority, document=raw,
