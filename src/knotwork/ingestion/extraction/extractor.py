@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from knotwork.domain.models import EntityType
+from knotwork.domain.models import EntityType, RelationType
 from knotwork.ingestion.extraction import entity_filter
 from knotwork.ingestion.extraction.aliases import alias_mentions
 from knotwork.ingestion.extraction.ensemble import Ensemble, VotePolicy, default_extractors
@@ -17,6 +17,7 @@ from knotwork.ingestion.extraction.extractors import LlmVoteExtractor
 from knotwork.ingestion.extraction.mentions import JOB_TITLE, rule_type
 from knotwork.ingestion.extraction.page_labels import label_relations
 from knotwork.ingestion.extraction.relations import relations_in_sentence
+from knotwork.ingestion.extraction.spacy_model import loaded_words
 from knotwork.ingestion.extraction.types import (
     ChunkExtraction,
     ChunkInput,
@@ -42,6 +43,18 @@ _MARKUP = re.compile(r"^(?:[-*#>•]+\s*|\[[ xX]?\]\s*)+")
 _PREFIX = re.compile(r"^\s*(?:\[[^\]\n]{1,40}\]\s*)?[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,3}\s*(?:\([^)\n]{1,30}\))?\s*:\s+")
 
 
+def _typed_ends(text: str, doc: Any | None, mentions: list[Mention]) -> set[int]:
+    """Ids of the mentions a rule pattern relates by a typed relation (not RELATED_TO)."""
+    ends: set[int] = set()
+    for start, end in _sentences(text, doc):
+        inside = [m for m in mentions if m.start >= start and m.end <= end]
+        if len(inside) >= 2:
+            ends.update(id(m) for hit in relations_in_sentence(text, inside)
+                        if hit.type is not RelationType.RELATED_TO
+                        for m in (hit.source, hit.target))
+    return ends
+
+
 class EnsembleExtractor:
     """The no-LLM extractor of ingestion: the entity ensemble (spaCy NER, rules, gazetteers,
     Slack user table, known names, speakers, capitalisation, GLiNER when configured, the LLM's
@@ -53,8 +66,6 @@ class EnsembleExtractor:
                  policy: VotePolicy | None = None) -> None:
         self._nlp = nlp
         self._words: frozenset[str] | None = None
-        if nlp is not None:
-            self.is_common_word("")  # the vocabulary as loaded, before any text adds to it
         self._llm = LlmVoteExtractor()
         self.ensemble = Ensemble([*default_extractors(nlp), *extra, self._llm], policy or VotePolicy())
         self.users: dict[str, str] = {}  # Slack handle / user id -> real name
@@ -65,10 +76,10 @@ class EnsembleExtractor:
 
     def is_common_word(self, word: str) -> bool:
         """A common English word: one the NER model's vocabulary held when it was loaded (its
-        string store grows with every text it reads, so it is copied once); no model: none."""
+        string store grows with every text any extractor sharing it reads: recorded by
+        ``load_spacy``); no model: none."""
         if self._words is None:
-            strings = self._nlp.vocab.strings if self._nlp is not None else ()
-            self._words = frozenset(s.lower() for s in strings)
+            self._words = loaded_words(self._nlp) if self._nlp is not None else frozenset()
         return word.lower() in self._words
 
     def extract(
@@ -116,6 +127,9 @@ class EnsembleExtractor:
              votes: LlmChunkVotes | None) -> ChunkExtraction:
         entities, index_of = _cluster(mentions)
         dropped = entity_filter.junk(entities, text, self.is_common_word)
+        if dropped:  # one end of a typed relation ("works at Umbrella") is no guess: kept
+            typed = _typed_ends(text, doc, mentions)
+            dropped = {i for i in dropped if not typed & {id(m) for m in entities[i].mentions}}
         if dropped:
             gone = {id(m) for i in dropped for m in entities[i].mentions}
             mentions = [m for m in mentions if id(m) not in gone]
