@@ -9,7 +9,9 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from knotwork.domain.evidence import aligned_confidences, aligned_valid_at
 
 
 class EntityType(StrEnum):
@@ -127,6 +129,18 @@ class Fact(_Model):
     # the newer fact that ended this one (a contradiction); retired with its evidence, it
     # gives this one back its validity
     invalidated_by: str | None = None
+
+    @model_validator(mode="after")
+    def _aligned(self) -> Fact:
+        """Per-episode lists always aligned with ``episodes`` (a fact made without them gets
+        what the store would give it), so a fact equals itself read back from any store."""
+        if len(self.episode_confidences) != len(self.episodes):
+            self.episode_confidences = aligned_confidences(self.confidence, self.episodes,
+                                                           self.episode_confidences)
+        if len(self.episode_valid_at) != len(self.episodes):
+            self.episode_valid_at = aligned_valid_at(self.valid_at, self.episodes,
+                                                     self.episode_valid_at)
+        return self
 
 
 class Episode(_Model):
