@@ -6,6 +6,7 @@ verbatim, with its citations. Without support it abstains with low confidence.
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,6 +20,8 @@ from knotwork.domain.timeutil import holds_at, to_iso
 from knotwork.ingestion.chunking import count_tokens
 from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.acronyms import spell_out_acronyms
+from knotwork.retrieval.answerability import MODEL
+from knotwork.retrieval.intent import AnswerType
 from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.config import LocalSearchConfig
 from knotwork.retrieval.coverage import focus_terms, uncovered_terms
@@ -27,6 +30,7 @@ from knotwork.retrieval.hints import hint_bonus
 from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, terms
 from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase, unshadowed
 from knotwork.retrieval.reasons import duration_bonus, reason_bonus, reason_first
+from knotwork.retrieval.selection import select, what_is_missing
 from knotwork.retrieval.sentences import as_sentence, join_answer, split_sentences, strip_markup
 from knotwork.retrieval.tech_category import category_first, unsupported_category
 from knotwork.retrieval.tech_stack import is_home_company
@@ -99,6 +103,11 @@ class LocalSearch:
         return list(self._by_keys[wanted])
 
     # ------------------------------------------------------------------ seeds
+    def anchors(self, question: str) -> list[Entity]:
+        """The known entities the question names in capitalised words (not "report", "first")."""
+        return [e for words, e in self.named_in(question)
+                if any(w[:1].isupper() or w[:1].isdigit() for w in words.split())]
+
     def named_in(self, question: str) -> list[tuple[str, Entity]]:
         """(the words, the entity) for each known entity the question names (name, alias or
         first name), longest words first."""
@@ -281,6 +290,19 @@ class LocalSearch:
             trace.append(f"abstained: best support {best:.2f} < {cfg.min_answer_score}")
             return QueryResult(answer=NO_ANSWER, citations=[], confidence=round(min(0.2, max(best, 0.0)), 3),
                                mode_used=mode, context="", reasoning_trace=trace)
+        picked = select(question, ranked, self.anchors(question), focus_terms(question, seeds),
+                        self.find_by_keys)
+        trace.append(f"answer type: {picked.kind.value} (rule {picked.rule or 'none'}); "
+                     f"P(correct) {picked.probability:.2f}")
+        # a description ("what was decided") has no type to check: its P is not calibrated
+        if picked.probability < MODEL.threshold and picked.kind is not AnswerType.DESCRIPTION:
+            trace.append(f"abstained: P(correct) {picked.probability:.2f} < {MODEL.threshold}")
+            return QueryResult(answer=what_is_missing(picked.kind), citations=[],
+                               confidence=round(MODEL.confidence(picked.probability), 3),
+                               mode_used=mode,
+                               context="", reasoning_trace=trace)
+        scored = ranked  # the facts and the context keep the ranking's order
+        ranked = [ranked[i] for i in picked.order] + ranked[len(picked.order):]
         top = ranked[0]
         chosen = [top]
         for u in ranked[1 : cfg.answer_units + 2]:
@@ -311,13 +333,13 @@ class LocalSearch:
         resolver.prefetch([c for u in [*chosen, *ranked[:10]] for c in u.chunk_ids])
         citations = resolver.resolve([(u.display or u.text, u.chunk_ids) for u in chosen],
                                      limit=max(cfg.citations, len(chosen)))
-        context = self._context(seeds, ranked, resolver, max_context_tokens)
-        confidence = round(max(0.0, min(1.0, top.score)), 3)
+        context = self._context(seeds, scored, resolver, max_context_tokens)
+        confidence = round(MODEL.confidence(picked.probability), 3)
         trace.append(f"answer from {'fact' if top.fact else 'source sentence'} (score {top.score:.2f})")
         return QueryResult(answer=answer, citations=citations, confidence=confidence, mode_used=mode,
                            context=context, reasoning_trace=trace,
                            entities=[e for e, _ in seeds.values()],
-                           facts=[u.fact for u in ranked if u.fact is not None][:20])
+                           facts=[u.fact for u in scored if u.fact is not None][:20])
 
     def _answer_kind_bonus(self, question: str, seeds: dict[str, tuple[Entity, float]],
                            facts: list[Unit]) -> None:
@@ -342,7 +364,14 @@ class LocalSearch:
         known = {k for e, score in seeds.values() if score >= 0.8 for k in e.name_keys}
         evidence = " ".join(u.text.lower() for u in ranked[:40])
         shown = [n for e, score in seeds.values() if score >= 0.8 for n in [e.name, *e.aliases]]
-        return [name for name in self.question_names(question, shown)
+        names = self.question_names(question, shown)
+        # a capitalised word the name tagger missed ("the Madrid office"), not sentence-initial
+        stated = " ".join([*names, *shown]).lower()
+        names = names + [w for w in _lone_capitalised(question)
+                         if w.lower() not in stated and w.lower() not in _CALENDAR
+                         and normalize_name(w) not in known
+                         and f"first:{normalize_name(w)}" not in known]
+        return [name for name in dict.fromkeys(names)
                 if normalize_name(name) not in known and name.lower() not in evidence]
 
     def _context(self, seeds: dict[str, tuple[Entity, float]], ranked: list[Unit],
@@ -390,6 +419,21 @@ _FOLLOW_UP = re.compile(
 _FOLLOW_UP_MAX_WORDS = 14
 
 
+# a lone capitalised word inside a sentence (no capitalised neighbour: not part of a title)
+_CAPITALISED = re.compile(r"(?<=[a-z0-9,;:'’]\s)([A-Z][a-z]{2,})(?:['’]s)?\b(?!\s+[A-Z0-9])")
+def _lone_capitalised(question: str) -> list[str]:
+    """Capitalised words inside the question whose neighbours are lower-case words (or a
+    possessive: "Acme's Madrid office")."""
+    out: list[str] = []
+    for m in _CAPITALISED.finditer(question):
+        before = question[: m.start()].split()
+        if before and (not before[-1][:1].isupper() or before[-1].endswith(("'s", "’s"))):
+            out.append(m.group(1))
+    return out
+
+
+_CALENDAR = frozenset(m.lower() for m in (*calendar.month_name, *calendar.month_abbr,
+                                          *calendar.day_name) if m)
 _WHO = re.compile(r"^\s*(?:who|whom|whose)\b", re.IGNORECASE)
 
 
