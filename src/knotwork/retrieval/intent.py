@@ -45,11 +45,11 @@ _PLACES = r"(?:city|office|country|region|location|site|town|campus|studio\s+loc
 ANSWER_TYPES: tuple[tuple[str, AnswerType, re.Pattern[str]], ...] = tuple(
     (name, kind, re.compile(pattern, re.IGNORECASE)) for name, kind, pattern in (
         ("how-much-money", AnswerType.MONEY,
-         r"^\s*how\s+much\b.*\b(?:cost|costs|charge|charges|charged|pay|pays|paid|spend|spent|"
-         r"price|fee|earn|earns|worth|budget)\b|\bhow\s+much\s+(?:money|revenue|budget)\b"),
+         (r"^\s*how\s+much\b.*\b(?:cost|costs|charge|charges|charged|pay|pays|paid|spend|spent|"
+          r"price|fee|earn|earns|worth|budget)\b|\bhow\s+much\s+(?:money|revenue|budget)\b")),
         ("money-noun", AnswerType.MONEY,
-         r"\b(?:revenue|turnover|salary|salaries|price|pricing|fee|budget\s+amount|"
-         r"(?:dollar|euro|contract)\s+value|valuation)\b"),
+         (r"\b(?:revenue|turnover|salary|salaries|price|pricing|fee|budget\s+amount|"
+          r"(?:dollar|euro|contract)\s+value|valuation)\b")),
         ("how-many", AnswerType.NUMBER, r"^\s*how\s+many\b"),
         ("count-noun", AnswerType.NUMBER,
          r"\b(?:count|number\s+of|headcount|percentage|rate|how\s+much)\b"),

@@ -140,6 +140,10 @@ def multi_hop(search: LocalSearch, question: str, *, as_of: datetime | None,
         or ([named] if named else [])
     if not bridges:
         return None
+    # the ones step 1's chosen answer states first (verified; the earliest stated first), then
+    # the facts' order
+    stated = first.answer.lower()
+    bridges = sorted(bridges, key=lambda b: stated.find(b.lower()) % (len(stated) + 1))
     # "the system that X relies on" may be several: the one the outer question is answered for
     tried: list[tuple[str, str, QueryResult]] = []
     for bridge in bridges[:_MAX_BRIDGES]:
