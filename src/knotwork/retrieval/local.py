@@ -6,7 +6,6 @@ verbatim, with its citations. Without support it abstains with low confidence.
 
 from __future__ import annotations
 
-import calendar
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -27,11 +26,18 @@ from knotwork.retrieval.coverage import focus_terms, uncovered_terms
 from knotwork.retrieval.definitions import definition_bonus
 from knotwork.retrieval.hints import hint_bonus
 from knotwork.retrieval.intent import AnswerType
-from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, terms
-from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase, unshadowed
+from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, overlap, terms
+from knotwork.retrieval.question import (
+    analyze,
+    answer_kind,
+    is_question_phrase,
+    lone_capitalised,
+    unshadowed,
+)
 from knotwork.retrieval.reasons import duration_bonus, reason_bonus, reason_first
 from knotwork.retrieval.selection import select, what_is_missing
 from knotwork.retrieval.sentences import as_sentence, join_answer, split_sentences, strip_markup
+from knotwork.retrieval.siblings import siblings
 from knotwork.retrieval.tech_category import category_first, unsupported_category
 from knotwork.retrieval.tech_stack import is_home_company
 from knotwork.retrieval.temporal_question import held_then, undated_when, when_note
@@ -308,21 +314,21 @@ class LocalSearch:
         for u in ranked[1 : cfg.answer_units + 2]:
             if len(chosen) >= cfg.answer_units or u.score < top.score * cfg.answer_relative_cutoff:
                 break
-            if all(_overlap(u.text, c.text) < 0.5 for c in chosen):
+            if all(overlap(u.text, c.text) < 0.5 for c in chosen):
                 chosen.append(u)
         if undated_when(question, [u.display or u.text for u in chosen],
                         top.fact is not None and top.fact.type in analyze(question).types):
             trace.append("abstained: the evidence states no date")
             return QueryResult(answer=NO_ANSWER, citations=[], confidence=0.1, mode_used=mode,
                                context="", reasoning_trace=trace)
-        siblings = _siblings(question, top, chosen, facts, seeds, cfg.list_answer_max)
-        if siblings:
-            trace.append(f"listed {len(siblings)} more facts of the same relation")
+        listed = siblings(question, top, chosen, facts, seeds, cfg.list_answer_max)
+        if listed:
+            trace.append(f"listed {len(listed)} more facts of the same relation")
         # siblings are found against the chosen units themselves (so none repeats one); then a
         # chosen unit may show with its next sentence, for "who …" even from a weaker pair
         chosen = _with_follow_ups(chosen, ranked[: cfg.max_units_scored],
                                   cfg.follow_up_cutoff_who if _WHO.match(question)
-                                  else cfg.answer_relative_cutoff) + siblings
+                                  else cfg.answer_relative_cutoff) + listed
         answer = spell_out_acronyms(join_answer([u.display or u.text for u in chosen]),
                                     [e for e, _ in seeds.values()],
                                     [u.fact for u in chosen if u.fact is not None], self.entities)
@@ -367,9 +373,8 @@ class LocalSearch:
         names = self.question_names(question, shown)
         # a capitalised word the name tagger missed ("the Madrid office"), not sentence-initial
         stated = " ".join([*names, *shown]).lower()
-        names = names + [w for w in _lone_capitalised(question)
-                         if w.lower() not in stated and w.lower() not in _CALENDAR
-                         and normalize_name(w) not in known
+        names = names + [w for w in lone_capitalised(question)
+                         if w.lower() not in stated and normalize_name(w) not in known
                          and f"first:{normalize_name(w)}" not in known]
         return [name for name in dict.fromkeys(names)
                 if normalize_name(name) not in known and name.lower() not in evidence]
@@ -419,21 +424,6 @@ _FOLLOW_UP = re.compile(
 _FOLLOW_UP_MAX_WORDS = 14
 
 
-# a lone capitalised word inside a sentence (no capitalised neighbour: not part of a title)
-_CAPITALISED = re.compile(r"(?<=[a-z0-9,;:'’]\s)([A-Z][a-z]{2,})(?:['’]s)?\b(?!\s+[A-Z0-9])")
-def _lone_capitalised(question: str) -> list[str]:
-    """Capitalised words inside the question whose neighbours are lower-case words (or a
-    possessive: "Acme's Madrid office")."""
-    out: list[str] = []
-    for m in _CAPITALISED.finditer(question):
-        before = question[: m.start()].split()
-        if before and (not before[-1][:1].isupper() or before[-1].endswith(("'s", "’s"))):
-            out.append(m.group(1))
-    return out
-
-
-_CALENDAR = frozenset(m.lower() for m in (*calendar.month_name, *calendar.month_abbr,
-                                          *calendar.day_name) if m)
 _WHO = re.compile(r"^\s*(?:who|whom|whose)\b", re.IGNORECASE)
 
 
@@ -470,44 +460,6 @@ def question_keys(question: str) -> dict[str, str]:
     return keys
 
 
-_LIST_QUESTION = re.compile(
-    r"^\s*(?:who|what|which)\s+(?:are|were)\b|\b(?:members|list|all|every)\b|^\s*which\s+\w+s\b",
-    re.IGNORECASE)
-def _siblings(question: str, top: Unit, chosen: list[Unit], facts: list[Unit],
-              seeds: dict[str, tuple[Entity, float]], limit: int) -> list[Unit]:
-    """A question about a relation of a named entity is answered by every fact of that
-    relation at that entity ("Who reports to X?" lists all reports), not just the best."""
-    hints = analyze(question)
-    named = {eid for eid, (_, score) in seeds.items() if score >= 0.8}
-    if not named or not hints.types:
-        return []
-    if top.fact is not None and top.fact.type in hints.types:
-        anchor = top.fact
-        ends = [e for e in (anchor.source_id, anchor.target_id) if e in named]
-        if not ends:
-            return []
-        end = ends[0]
-        same = [u for u in facts if u.fact is not None and u.fact.type is anchor.type
-                and (u.fact.source_id if end == anchor.source_id else u.fact.target_id) == end]
-    elif _LIST_QUESTION.search(question):
-        same = [u for u in facts if u.fact is not None and u.fact.type in hints.types
-                and (u.fact.source_id in named or u.fact.target_id in named)]
-        if len(same) < 2:
-            return []
-    else:
-        return []
-    have = {id(u) for u in chosen}
-    texts = [c.text for c in chosen]
-    out: list[Unit] = []
-    for u in sorted(same, key=lambda u: (-u.bonus, u.text)):
-        if id(u) not in have and all(_overlap(u.text, t) < 0.8 for t in texts):
-            out.append(u)
-            texts.append(u.text)
-        if len(out) >= limit:
-            break
-    return out
-
-
 def _recency_bonus(units: list[Unit], bonus: float) -> None:
     """Newer evidence wins close calls: up to ``bonus`` for the newest unit."""
     times = [u.time.timestamp() for u in units if u.time is not None]
@@ -517,13 +469,6 @@ def _recency_bonus(units: list[Unit], bonus: float) -> None:
     for u in units:
         if u.time is not None:
             u.bonus += bonus * (u.time.timestamp() - low) / span
-
-
-def _overlap(a: str, b: str) -> float:
-    ta, tb = set(terms(a)), set(terms(b))
-    return len(ta & tb) / (len(ta | tb) or 1)
-
-
 
 
 def _dedupe(units: list[Unit]) -> list[Unit]:
