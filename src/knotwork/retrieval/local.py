@@ -19,7 +19,7 @@ from knotwork.domain.timeutil import holds_at, to_iso
 from knotwork.ingestion.chunking import count_tokens
 from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.acronyms import spell_out_acronyms
-from knotwork.retrieval.answerability import MODEL
+from knotwork.retrieval.answerability import ANSWERED, MODEL
 from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.config import LocalSearchConfig
 from knotwork.retrieval.coverage import focus_terms, uncovered_terms
@@ -340,7 +340,8 @@ class LocalSearch:
         citations = resolver.resolve([(u.display or u.text, u.chunk_ids) for u in chosen],
                                      limit=max(cfg.citations, len(chosen)))
         context = self._context(seeds, scored, resolver, max_context_tokens)
-        confidence = round(MODEL.confidence(picked.probability), 3)
+        # an answer given is never read as an abstention (a description's P is not checked)
+        confidence = round(max(ANSWERED, MODEL.confidence(picked.probability)), 3)
         trace.append(f"answer from {'fact' if top.fact else 'source sentence'} (score {top.score:.2f})")
         return QueryResult(answer=answer, citations=citations, confidence=confidence, mode_used=mode,
                            context=context, reasoning_trace=trace,
