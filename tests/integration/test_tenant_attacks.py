@@ -31,7 +31,7 @@ from knotwork.settings import EmbedderBackend, Settings
 
 pytestmark = [pytest.mark.integration]
 
-ALPHA_TEXT = "Aino Arnesen leads Project Kestrel. Aino Arnesen works in Lisbon."
+ALPHA_TEXT = "Aino Arnesen leads Project Larkspur. Aino Arnesen works in Lisbon."
 BETA_TEXT = ("Bram Bakkerud leads Project Quillfeather. Bram Bakkerud works in Trondheim. "
              "Cleo Castellano reports to Bram Bakkerud.")
 # beta's data: none of these may appear in any response to an alpha key
@@ -247,16 +247,16 @@ def test_naming_beta_is_refused_before_the_route_runs(stage: Stage) -> None:
 def test_the_alpha_key_works_in_alpha(stage: Stage) -> None:
     """The refusals above are not a broken API: the same keys read and write their own tenant."""
     auth = {"Authorization": f"Bearer {stage.keys['query']}"}
-    answer = stage.client.post("/v1/graphrag/query", json={"query": "Who leads Project Kestrel?",
+    answer = stage.client.post("/v1/graphrag/query", json={"query": "Who leads Project Larkspur?",
                                                           "mode": "LOCAL"}, headers=auth)
     assert answer.status_code == 200 and "Aino Arnesen" in answer.json()["answer"]
     named = stage.client.post(f"/v1/graphrag/query?group_id={stage.alpha}",
-                              json={"query": "Who leads Project Kestrel?", "group_id": stage.alpha},
+                              json={"query": "Who leads Project Larkspur?", "group_id": stage.alpha},
                               headers=auth)
     assert named.status_code == 200 and "Aino Arnesen" in named.json()["answer"]
     ingest = {"Authorization": f"Bearer {stage.keys['ingest']}"}
     before = stage.kw.runtime.documents.counts(stage.alpha).documents
-    wrote = stage.client.post("/v1/episodes", json={"content": "Farid Ferraro joined Project Kestrel."},
+    wrote = stage.client.post("/v1/episodes", json={"content": "Farid Ferraro joined Project Larkspur."},
                               headers={**ingest, "X-Group-Id": stage.beta})
     assert wrote.status_code == 200, wrote.text
     assert stage.kw.runtime.documents.counts(stage.alpha).documents == before + 1
@@ -265,7 +265,7 @@ def test_the_alpha_key_works_in_alpha(stage: Stage) -> None:
 def test_an_unbound_key_naming_two_tenants_is_refused(stage: Stage) -> None:
     response = stage.client.post(
         f"/v1/graphrag/query?group_id={stage.alpha}",
-        json={"query": "Who leads Project Kestrel?", "group_id": stage.beta},
+        json={"query": "Who leads Project Larkspur?", "group_id": stage.beta},
         headers={"X-Admin-Key": "settings-admin-secret"})
     assert response.status_code == 403, response.text
     assert "more than one tenant" in response.json()["detail"]

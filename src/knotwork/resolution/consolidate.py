@@ -4,7 +4,7 @@
 Once two entities for one thing exist, every later mention finds its own twin; the mention-level
 resolver cannot join them. This pass compares the tenant's entities with each other on name
 evidence only: a link is made when a rule of :data:`RULES` holds and the other end is *unique*
-in the tenant (a lone "Kowalczyk" with two Kowalczyks stays apart). Two people whose given names
+in the tenant (a lone "Marsh" with two Marshes stays apart). Two people whose given names
 differ in an identity-bearing way (Gabriel/Gabriela, Dan/Dani: :func:`given_similarity` says
 ``None``) never end in one cluster, whatever chain of links would join them.
 
@@ -53,13 +53,13 @@ if TYPE_CHECKING:
 RULES: dict[str, str] = {
     "folded": "the same name once accents, case, spacing and punctuation are folded "
               "(Krüger/Krueger, Biz Ops/BizOps)",
-    "typo": "one edit in a long name (Elbstien/Elbstein), or in one part of a person's name",
+    "typo": "one edit in a long name (Rendlesham/Rendelsham), or in one part of a person's name",
     "reordered": "the same name parts in another order (family name first or last)",
     "qualifier": "the same name but for a legal form or a team word (X GmbH, X team, Project X)",
     "company_short": "the leading words of exactly one company with a legal form (X of X Ltd)",
     "acronym": "capitals that are the initials of exactly one longer name (FWM, C&R)",
-    "initials_surname": "initials and the surname of exactly one person (F. Hartmann)",
-    "given_surname_initial": "the given name and surname initial of exactly one person (Peter K)",
+    "initials_surname": "initials and the surname of exactly one person (K. Ostrow)",
+    "given_surname_initial": "the given name and surname initial of exactly one person (Nadia O)",
     "given_name": "a lone given name of exactly one person",
     "nickname": "a nickname (with or without the surname) of exactly one person's given name, "
                 "from the nickname tables or as its first 3-5 letters",
@@ -125,7 +125,7 @@ class _Clusters:
 
 def _same_person(a: FullName, b: FullName) -> bool:
     if sorted((*a.given, a.surname)) == sorted((*b.given, b.surname)):
-        return True  # "Park Ji-woo" / "Ji-woo Park": family name first or last
+        return True  # "Lee Min-seo" / "Min-seo Lee": family name first or last
     if surname_similarity(a.surname, b.surname) < 0.9:
         return False
     x, y = sorted((a.given[0], b.given[0]), key=len)
@@ -187,12 +187,12 @@ def _typo_links(entities: Sequence[Entity]) -> list[Link]:
     for same in by_tokens.values():
         ids = list(dict.fromkeys(e.id for e in same))
         links += [Link(a, ids[0], "reordered") for a in ids[1:]]
-    for family in by_surname.values():  # a typo in the given name (Camile/Camille)
+    for family in by_surname.values():  # a typo in the given name (Ottilie/Otilie)
         for i, (a, pa) in enumerate(family):
             for b, pb in family[i + 1:]:
                 if a.id != b.id and _nickname_pair(pa, pb) and sum(
                         _nickname_pair(pa, pc) or _nickname_pair(pb, pc) for _, pc in family) == 1:
-                    links.append(Link(a.id, b.id, "nickname"))  # Jo Velde / Johanna Velde
+                    links.append(Link(a.id, b.id, "nickname"))  # Jo Marsh / Joanna Marsh
                 g = given_similarity(pa.given[0], pb.given[0])
                 if a.id != b.id and pa.given[0] != pb.given[0] and g is not None and g >= 0.88 \
                         and len(pa.given[0]) > 1 and len(pb.given[0]) > 1 \
@@ -267,7 +267,7 @@ def _short_links(entities: Sequence[Entity], clusters: _Clusters) -> list[Link]:
     for e in entities:
         key = " ".join(normalize_name(e.name).split())
         if key in companies and not has_legal_form(e.name) and e.type is not EntityType.TECHNOLOGY:
-            one(companies[key], e, "company_short")  # "Orchid Lane" of "Orchid Lane Studios"
+            one(companies[key], e, "company_short")  # "Bramble Hill" of "Bramble Hill Studios"
         if (e.type is EntityType.PERSON and full_name(e.name) is not None) \
                 or e.type is EntityType.TECHNOLOGY:
             continue
@@ -349,7 +349,7 @@ def _target_rank(e: Entity) -> tuple[int, int, int, int, int, str]:
 
 def retypes(entities: Sequence[Entity]) -> dict[str, EntityType]:
     """Entities whose own name states their kind otherwise than their type: a legal form or
-    a team word at the end ("Stonepine Art Co", "Payments team") is an organisation."""
+    a team word at the end ("Greyfen Art Co", "Payments team") is an organisation."""
     out: dict[str, EntityType] = {}
     for e in entities:
         kind = qualified(e.name)[1]

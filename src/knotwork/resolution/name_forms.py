@@ -27,7 +27,7 @@ LEGAL_FORMS: frozenset[str] = frozenset(
     {"gmbh", "ag", "sa", "s.a", "s a", "inc", "ltd", "llc", "plc", "bv", "b.v", "nv", "corp",
      "corporation", "limited", "co", "kg", "se", "srl", "sas", "oy", "ab", "as", "pty", "spa",
      "sarl", "lda", "sp z o.o", "kft", "ooo"})
-# last words that make a name a company's ("Orchid Lane Studios"): its leading words are its
+# last words that make a name a company's ("Bramble Hill Studios"): its leading words are its
 # short name when exactly one company has them
 COMPANY_WORDS: frozenset[str] = frozenset(
     {"studios", "studio", "games", "entertainment", "publishing", "media", "labs", "group",
@@ -148,7 +148,7 @@ def full_name(form: str) -> FullName | None:
 
 
 def is_full_person(e: Entity) -> bool:
-    """A person entity one of whose names is a full name ("Tucker" known as "Tucker Braun")."""
+    """A person entity one of whose names is a full name ("Ivo" known as "Ivo Rendl")."""
     return e.type is EntityType.PERSON and any(full_name(f) is not None for f in forms_of(e))
 
 

@@ -316,7 +316,7 @@ def person_similarity(a: PersonName, b: PersonName) -> float:
     if len(a.tokens) == 2 and a.tokens[0] == b.surname and a.tokens[1] == b.given:
         return 0.95  # "Smith John": surname first, no comma
     if a.tokens != b.tokens and sorted(a.tokens) == sorted(b.tokens):
-        return 0.95  # "Park Ji-woo" / "Ji-woo Park": family name first or last
+        return 0.95  # "Lee Min-seo" / "Min-seo Lee": family name first or last
     if g is None:
         return min(0.5, 0.5 * s)
     if g == UNCERTAIN:

@@ -82,9 +82,9 @@ def features(question: str, kind: AnswerType, anchors: Sequence[Entity], focus: 
             candidate.semantic, 1.0 if candidate.is_fact else 0.0)
 
 
-# fitted by tools/fit_answerability.py on the corvane development corpus (L2 0.01; threshold:
+# fitted by tools/fit_answerability.py on the formal-voice development corpus (L2 0.01; threshold:
 # the most unanswerable questions abstained with at most 8% of the answerable ones), reported
-# on tinlantern, which it never saw (README, answer quality)
+# on the casual-voice one, which it never saw (README, answer quality)
 MODEL = AnswerModel(
     weights=(0.249, -0.129, 1.189, 0.645, 0.06, 0.956, 0.1, 0.418, 0.036, 0.427, 0.71),
-    bias=-4.333, threshold=0.13, fitted_on="corvane")
+    bias=-4.333, threshold=0.13, fitted_on="development corpus, formal voice")

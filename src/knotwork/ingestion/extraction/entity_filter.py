@@ -40,9 +40,9 @@ FEATURES: tuple[str, ...] = (
     "type_location", "type_other", "plural_of_word", "long_name",
 )
 
-# fitted by bench/fit_entity_filter.py on the corvane development corpus (logistic regression);
-# at 0.3 it scores 41% of corvane's weak non-gold chunk entities and 8% of its weak gold ones
-# below the threshold, and on tinlantern (not fitted on) 42% and 9%
+# fitted by bench/fit_entity_filter.py on the formal-voice development corpus (logistic regression);
+# at 0.3 it scores 41% of that corpus's weak non-gold chunk entities and 8% of its weak gold ones
+# below the threshold, and on the casual-voice one (not fitted on) 42% and 9%
 WEIGHTS: dict[str, float] = {
     "single_word": -0.958,
     "all_common_words": -1.361,
@@ -135,7 +135,7 @@ def keep_probability(vector: Sequence[float], weights: dict[str, float] | None =
 
 
 # features that let the model judge a name of several words; without one of them a multi-word
-# name of common words ("Core Banking", "Merchant Success": a team) is kept whatever it scores
+# name of common words ("Ledger Ops", "Partner Growth": a team) is kept whatever it scores
 _MULTI_WORD_EVIDENCE = ("odd_punctuation", "role_word", "label_colon", "function_word_start")
 
 
