@@ -6,9 +6,8 @@ from datetime import UTC, datetime
 
 from knotwork.domain.models import Entity, EntityType, Fact, RelationType
 from knotwork.retrieval.coverage import focus_terms, uncovered_terms
-from knotwork.retrieval.local import Unit
+from knotwork.retrieval.local import Unit, _siblings
 from knotwork.retrieval.multihop import decompose
-from knotwork.retrieval.siblings import siblings
 from knotwork.retrieval.support import unsupported
 
 NOW = datetime(2025, 1, 1, tzinfo=UTC)
@@ -65,11 +64,11 @@ def test_list_questions_list_every_fact_of_the_relation() -> None:
                for i in range(4)]
     other = _fact_unit("x", "m", "b", RelationType.LOCATED_IN, "Marcus Webb works in Berlin.")
     facts = [*reports, other]
-    extra = siblings("Who reports to Marcus Webb?", reports[0], [reports[0]], facts, seeds, limit=8)
+    extra = _siblings("Who reports to Marcus Webb?", reports[0], [reports[0]], facts, seeds, limit=8)
     assert {u.fact.id for u in extra if u.fact} == {"r1", "r2", "r3"}
-    assert len(siblings("Who reports to Marcus Webb?", reports[0], [reports[0]], facts, seeds, limit=2)) == 2
+    assert len(_siblings("Who reports to Marcus Webb?", reports[0], [reports[0]], facts, seeds, limit=2)) == 2
     # a question naming no relation gets no list
-    assert siblings("Tell me about Marcus Webb.", reports[0], [reports[0]], facts, seeds, limit=8) == []
+    assert _siblings("Tell me about Marcus Webb.", reports[0], [reports[0]], facts, seeds, limit=8) == []
 
 
 def test_an_analyst_topic_is_mentioned_by_its_evidence_words() -> None:

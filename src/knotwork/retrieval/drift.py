@@ -17,7 +17,6 @@ from datetime import datetime
 
 from knotwork.domain.models import Citation, DriftIteration, Entity, QueryMode, QueryResult
 from knotwork.ingestion.chunking import count_tokens
-from knotwork.retrieval.answerability import ANSWERED
 from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.config import DriftConfig
 from knotwork.retrieval.global_rank import TOPIC_WORDS
@@ -218,8 +217,6 @@ class DriftSearch:
                                community_level=primer.level)
         scores = [r.confidence for _, r, _ in answers] + [p.score for p in used_points]
         confidence = round(min(1.0, max(scores) * (0.6 + 0.4 * final)), 3)
-        if answers:  # an answered follow-up is an answer: coverage lowers it, never to "none"
-            confidence = max(confidence, ANSWERED)
         context = "\n".join(
             [f"Primer: {p.text}" for p in primer.points]
             + [f"Follow-up: {q}\n{r.context}" for q, r, _ in answers])

@@ -19,25 +19,15 @@ from knotwork.domain.timeutil import holds_at, to_iso
 from knotwork.ingestion.chunking import count_tokens
 from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.acronyms import spell_out_acronyms
-from knotwork.retrieval.answerability import ANSWERED, MODEL
 from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.config import LocalSearchConfig
 from knotwork.retrieval.coverage import focus_terms, uncovered_terms
 from knotwork.retrieval.definitions import definition_bonus
 from knotwork.retrieval.hints import hint_bonus
-from knotwork.retrieval.intent import AnswerType
-from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, overlap, terms
-from knotwork.retrieval.question import (
-    analyze,
-    answer_kind,
-    is_question_phrase,
-    lone_capitalised,
-    unshadowed,
-)
+from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, terms
+from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase, unshadowed
 from knotwork.retrieval.reasons import duration_bonus, reason_bonus, reason_first
-from knotwork.retrieval.selection import select, what_is_missing
 from knotwork.retrieval.sentences import as_sentence, join_answer, split_sentences, strip_markup
-from knotwork.retrieval.siblings import siblings
 from knotwork.retrieval.tech_category import category_first, unsupported_category
 from knotwork.retrieval.tech_stack import is_home_company
 from knotwork.retrieval.temporal_question import held_then, undated_when, when_note
@@ -109,11 +99,6 @@ class LocalSearch:
         return list(self._by_keys[wanted])
 
     # ------------------------------------------------------------------ seeds
-    def anchors(self, question: str) -> list[Entity]:
-        """The known entities the question names in capitalised words (not "report", "first")."""
-        return [e for words, e in self.named_in(question)
-                if any(w[:1].isupper() or w[:1].isdigit() for w in words.split())]
-
     def named_in(self, question: str) -> list[tuple[str, Entity]]:
         """(the words, the entity) for each known entity the question names (name, alias or
         first name), longest words first."""
@@ -296,39 +281,26 @@ class LocalSearch:
             trace.append(f"abstained: best support {best:.2f} < {cfg.min_answer_score}")
             return QueryResult(answer=NO_ANSWER, citations=[], confidence=round(min(0.2, max(best, 0.0)), 3),
                                mode_used=mode, context="", reasoning_trace=trace)
-        picked = select(question, ranked, self.anchors(question), focus_terms(question, seeds),
-                        self.find_by_keys)
-        trace.append(f"answer type: {picked.kind.value} (rule {picked.rule or 'none'}); "
-                     f"P(correct) {picked.probability:.2f}")
-        # a description ("what was decided") has no type to check: its P is not calibrated
-        if picked.probability < MODEL.threshold and picked.kind is not AnswerType.DESCRIPTION:
-            trace.append(f"abstained: P(correct) {picked.probability:.2f} < {MODEL.threshold}")
-            return QueryResult(answer=what_is_missing(picked.kind), citations=[],
-                               confidence=round(MODEL.confidence(picked.probability), 3),
-                               mode_used=mode,
-                               context="", reasoning_trace=trace)
-        scored = ranked  # the facts and the context keep the ranking's order
-        ranked = [ranked[i] for i in picked.order] + ranked[len(picked.order):]
         top = ranked[0]
         chosen = [top]
         for u in ranked[1 : cfg.answer_units + 2]:
             if len(chosen) >= cfg.answer_units or u.score < top.score * cfg.answer_relative_cutoff:
                 break
-            if all(overlap(u.text, c.text) < 0.5 for c in chosen):
+            if all(_overlap(u.text, c.text) < 0.5 for c in chosen):
                 chosen.append(u)
         if undated_when(question, [u.display or u.text for u in chosen],
                         top.fact is not None and top.fact.type in analyze(question).types):
             trace.append("abstained: the evidence states no date")
             return QueryResult(answer=NO_ANSWER, citations=[], confidence=0.1, mode_used=mode,
                                context="", reasoning_trace=trace)
-        listed = siblings(question, top, chosen, facts, seeds, cfg.list_answer_max)
-        if listed:
-            trace.append(f"listed {len(listed)} more facts of the same relation")
+        siblings = _siblings(question, top, chosen, facts, seeds, cfg.list_answer_max)
+        if siblings:
+            trace.append(f"listed {len(siblings)} more facts of the same relation")
         # siblings are found against the chosen units themselves (so none repeats one); then a
         # chosen unit may show with its next sentence, for "who …" even from a weaker pair
         chosen = _with_follow_ups(chosen, ranked[: cfg.max_units_scored],
                                   cfg.follow_up_cutoff_who if _WHO.match(question)
-                                  else cfg.answer_relative_cutoff) + listed
+                                  else cfg.answer_relative_cutoff) + siblings
         answer = spell_out_acronyms(join_answer([u.display or u.text for u in chosen]),
                                     [e for e, _ in seeds.values()],
                                     [u.fact for u in chosen if u.fact is not None], self.entities)
@@ -339,14 +311,13 @@ class LocalSearch:
         resolver.prefetch([c for u in [*chosen, *ranked[:10]] for c in u.chunk_ids])
         citations = resolver.resolve([(u.display or u.text, u.chunk_ids) for u in chosen],
                                      limit=max(cfg.citations, len(chosen)))
-        context = self._context(seeds, scored, resolver, max_context_tokens)
-        # an answer given is never read as an abstention (a description's P is not checked)
-        confidence = round(max(ANSWERED, MODEL.confidence(picked.probability)), 3)
+        context = self._context(seeds, ranked, resolver, max_context_tokens)
+        confidence = round(max(0.0, min(1.0, top.score)), 3)
         trace.append(f"answer from {'fact' if top.fact else 'source sentence'} (score {top.score:.2f})")
         return QueryResult(answer=answer, citations=citations, confidence=confidence, mode_used=mode,
                            context=context, reasoning_trace=trace,
                            entities=[e for e, _ in seeds.values()],
-                           facts=[u.fact for u in scored if u.fact is not None][:20])
+                           facts=[u.fact for u in ranked if u.fact is not None][:20])
 
     def _answer_kind_bonus(self, question: str, seeds: dict[str, tuple[Entity, float]],
                            facts: list[Unit]) -> None:
@@ -371,13 +342,7 @@ class LocalSearch:
         known = {k for e, score in seeds.values() if score >= 0.8 for k in e.name_keys}
         evidence = " ".join(u.text.lower() for u in ranked[:40])
         shown = [n for e, score in seeds.values() if score >= 0.8 for n in [e.name, *e.aliases]]
-        names = self.question_names(question, shown)
-        # a capitalised word the name tagger missed ("the Madrid office"), not sentence-initial
-        stated = " ".join([*names, *shown]).lower()
-        names = names + [w for w in lone_capitalised(question)
-                         if w.lower() not in stated and normalize_name(w) not in known
-                         and f"first:{normalize_name(w)}" not in known]
-        return [name for name in dict.fromkeys(names)
+        return [name for name in self.question_names(question, shown)
                 if normalize_name(name) not in known and name.lower() not in evidence]
 
     def _context(self, seeds: dict[str, tuple[Entity, float]], ranked: list[Unit],
@@ -461,6 +426,44 @@ def question_keys(question: str) -> dict[str, str]:
     return keys
 
 
+_LIST_QUESTION = re.compile(
+    r"^\s*(?:who|what|which)\s+(?:are|were)\b|\b(?:members|list|all|every)\b|^\s*which\s+\w+s\b",
+    re.IGNORECASE)
+def _siblings(question: str, top: Unit, chosen: list[Unit], facts: list[Unit],
+              seeds: dict[str, tuple[Entity, float]], limit: int) -> list[Unit]:
+    """A question about a relation of a named entity is answered by every fact of that
+    relation at that entity ("Who reports to X?" lists all reports), not just the best."""
+    hints = analyze(question)
+    named = {eid for eid, (_, score) in seeds.items() if score >= 0.8}
+    if not named or not hints.types:
+        return []
+    if top.fact is not None and top.fact.type in hints.types:
+        anchor = top.fact
+        ends = [e for e in (anchor.source_id, anchor.target_id) if e in named]
+        if not ends:
+            return []
+        end = ends[0]
+        same = [u for u in facts if u.fact is not None and u.fact.type is anchor.type
+                and (u.fact.source_id if end == anchor.source_id else u.fact.target_id) == end]
+    elif _LIST_QUESTION.search(question):
+        same = [u for u in facts if u.fact is not None and u.fact.type in hints.types
+                and (u.fact.source_id in named or u.fact.target_id in named)]
+        if len(same) < 2:
+            return []
+    else:
+        return []
+    have = {id(u) for u in chosen}
+    texts = [c.text for c in chosen]
+    out: list[Unit] = []
+    for u in sorted(same, key=lambda u: (-u.bonus, u.text)):
+        if id(u) not in have and all(_overlap(u.text, t) < 0.8 for t in texts):
+            out.append(u)
+            texts.append(u.text)
+        if len(out) >= limit:
+            break
+    return out
+
+
 def _recency_bonus(units: list[Unit], bonus: float) -> None:
     """Newer evidence wins close calls: up to ``bonus`` for the newest unit."""
     times = [u.time.timestamp() for u in units if u.time is not None]
@@ -470,6 +473,13 @@ def _recency_bonus(units: list[Unit], bonus: float) -> None:
     for u in units:
         if u.time is not None:
             u.bonus += bonus * (u.time.timestamp() - low) / span
+
+
+def _overlap(a: str, b: str) -> float:
+    ta, tb = set(terms(a)), set(terms(b))
+    return len(ta & tb) / (len(ta | tb) or 1)
+
+
 
 
 def _dedupe(units: list[Unit]) -> list[Unit]:

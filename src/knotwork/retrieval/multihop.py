@@ -13,7 +13,6 @@ from datetime import datetime
 
 from knotwork.domain.models import EntityType, QueryMode, QueryResult
 from knotwork.resolution.normalize import normalize_name
-from knotwork.retrieval.answerability import ANSWERED
 from knotwork.retrieval.lexical import stem
 from knotwork.retrieval.local import LocalSearch
 from knotwork.retrieval.question import analyze
@@ -133,17 +132,13 @@ def multi_hop(search: LocalSearch, question: str, *, as_of: datetime | None,
     if plan is None:
         return None
     first = search.run(plan.inner, as_of=as_of, max_context_tokens=max_context_tokens // 2)
-    if first.confidence < ANSWERED:
+    if first.confidence < search.min_answer_score:
         return None
     named = _named_bridge(search, plan.inner, first)
     bridges = _bridges(search, plan.inner, first, _BRIDGE_KINDS.get(plan.noun or "")) \
         or ([named] if named else [])
     if not bridges:
         return None
-    # the ones step 1's chosen answer states first (verified; the earliest stated first), then
-    # the facts' order
-    stated = first.answer.lower()
-    bridges = sorted(bridges, key=lambda b: stated.find(b.lower()) % (len(stated) + 1))
     # "the system that X relies on" may be several: the one the outer question is answered for
     tried: list[tuple[str, str, QueryResult]] = []
     for bridge in bridges[:_MAX_BRIDGES]:
@@ -156,10 +151,7 @@ def multi_hop(search: LocalSearch, question: str, *, as_of: datetime | None,
     _, (bridge, outer_q, second) = max(
         enumerate(tried), key=lambda it: it[1][2].confidence * (1.0 - _LATER_BRIDGE * it[0]))
     verified = bridge.lower() in first.answer.lower()
-    confidence = min(first.confidence, second.confidence)
-    if not verified:  # less sure, but still an answer when step 2 answered
-        confidence = max(min(confidence, ANSWERED), confidence * 0.7)
-    confidence = round(confidence, 3)
+    confidence = round(min(first.confidence, second.confidence) * (1.0 if verified else 0.7), 3)
     trace = [
         f"multi-hop step 1: {plan.inner} → {bridge} ({first.answer})",
         f"multi-hop step 2: {outer_q} → {second.answer}",
@@ -182,7 +174,7 @@ _LATER_BRIDGE = 0.1  # each later bridge's outer answer counts this much less
 _BRIDGE_KINDS: dict[str, frozenset[EntityType]] = {
     n: frozenset({EntityType.PERSON}) for n in ("person", "people", "engineer", "employee",
                                                "manager", "lead")}
-_SURE = ANSWERED  # the first bridge whose outer question is answered (not abstained) ends the search
+_SURE = 0.8  # an outer answer this confident ends the search for a better bridge
 
 
 def _bridges(search: LocalSearch, inner: str, first: QueryResult,

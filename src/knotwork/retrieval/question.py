@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import calendar
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -182,22 +181,3 @@ def unshadowed(found: Sequence[Entity], surfaces: dict[str, str]) -> list[Entity
             for w in words)
 
     return [e for e in found if not shadowed(e)]
-
-
-# a lone capitalised word inside a sentence (no capitalised neighbour: not part of a title)
-_CAPITALISED = re.compile(r"(?<=[a-z0-9,;:'’]\s)([A-Z][a-z]{2,})(?:['’]s)?\b(?!\s+[A-Z0-9])")
-_CALENDAR = frozenset(m.lower() for m in (*calendar.month_name, *calendar.month_abbr,
-                                          *calendar.day_name) if m)
-
-
-def lone_capitalised(question: str) -> list[str]:
-    """Capitalised words inside the question whose neighbours are lower-case words (or a
-    possessive: "Acme's Madrid office"), not months or weekdays: names a name tagger may miss."""
-    out: list[str] = []
-    for m in _CAPITALISED.finditer(question):
-        before = question[: m.start()].split()
-        if m.group(1).lower() in _CALENDAR:
-            continue
-        if before and (not before[-1][:1].isupper() or before[-1].endswith(("'s", "’s"))):
-            out.append(m.group(1))
-    return out
