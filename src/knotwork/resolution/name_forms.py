@@ -91,7 +91,7 @@ def qualified(form: str) -> tuple[str, str]:
 def compatible(kind: str, other: str, bare: Entity, is_word: WordTest) -> bool:
     """Whether "X" with one marker and "X" with another name one thing: a team is not the
     project or company of the same name; a bare invented name next to "X team" is mostly the
-    product the team builds, a bare word or acronym ("Finance", "SRE") the team itself."""
+    product the team builds, a bare word or acronym ("Glassworks", "QA") the team itself."""
     if kind == other:
         return kind != "bare"
     pair = {kind, other}

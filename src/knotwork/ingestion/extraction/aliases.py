@@ -6,7 +6,7 @@ The patterns are data (:data:`ALIAS_PATTERNS`, each with a name):
 - ``quoted``: 'First "Nick" Last' (straight or curly quotes);
 - ``parenthesis``: 'First Last ("Nick")', or "First Last (Nick)" when Nick is a short form of
   the given name, a name the nickname tables link to it, or a short uncommon word no other
-  extractor typed (a team "(Finance)" or a place "(Lisbon)" is left alone);
+  extractor typed (a team "(Glassworks)" or a place "(Vellmar)" is left alone);
 - ``statement``: "..., who goes by Nick", "a.k.a. Nick", "also known as Nick" after a person.
 
 Each hit becomes an ``alias`` mention that refers to the full name (``_cluster`` files it as an
@@ -33,7 +33,7 @@ NicknameTest = Callable[[str, str], bool]  # (short form, given name) -> linked 
 
 def _short_form(nick: str, given: str, linked: NicknameTest, is_word: Callable[[str], bool]) -> bool:
     """A nickname of the given name: the tables link them, or it starts like the given name
-    and is no common word ("Maria Lopez (Marketing)" names her team)."""
+    and is no common word ("Rosa Ilves (Quarry)" names her team)."""
     n, g = nick.lower(), given.lower()
     return n != g and (linked(n, g) or (g.startswith(n[:2]) and not is_word(n)))
 
@@ -57,7 +57,7 @@ def alias_mentions(text: str, mentions: list[Mention], linked: NicknameTest,
             continue
         nick, start, end = hit.group(2), hit.start(2), hit.end(2)
         other = any(m.start < end and start < m.end and m.type is not EntityType.PERSON
-                    for m in mentions)  # "(Lisbon)": a place the NER read there
+                    for m in mentions)  # "(Vellmar)": a place the NER read there
         if not (hit.group(1) or _short_form(nick, person.text.split()[0], linked, is_word)
                 or (not other and not is_word(nick.lower()) and len(nick) <= 8)):
             continue
