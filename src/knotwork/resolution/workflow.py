@@ -272,19 +272,6 @@ class EntityWorkflow:
         remaining = self.sql.review_page(self.group_id, pending, 0, 1).total
         return BulkDecision(decided=decided, failed=failed, remaining=remaining)
 
-    def review_view(self, review_id: str) -> ReviewView:
-        item = self.sql.get_review(self.group_id, review_id)
-        if item is None:
-            raise NotFoundError(f"no review item {review_id!r} in group {self.group_id!r}")
-        ids = [x for x in dict.fromkeys([item.entity_id or "", *(c.entity_id for c in item.candidates)]) if x]
-        views = []
-        for eid in ids:
-            try:
-                views.append(self.view(eid))
-            except NotFoundError:
-                continue
-        return ReviewView(item=item, entities=views)
-
     def review_views(self, items: Sequence[ReviewItem]) -> list[ReviewView]:
         """The queue's cards for a page of items, read in a few batched queries: each side's
         entity, mention count and first mentions (no facts or merges: a card shows none)."""
