@@ -143,7 +143,10 @@ def test_flagged_mention_is_queued_and_can_move_to_the_runner_up(api: TestClient
     _problem(api.post(f"/v1/review/{item['id']}/approve", headers=ADMIN, json={}), 409)
 
     trail = api.get(f"/v1/entities/{people['Robert Smith']}/audit", headers=ADMIN).json()
-    assert [e["action"] for e in trail["entries"]][:2] == ["review.split", "resolution.merge_flagged"]
+    assert [e["action"] for e in trail["entries"]][:2] == ["entity.merge_into",
+                                                           "resolution.merge_flagged"]
+    trail = api.get(f"/v1/entities/{people['Robert Smyth']}/audit", headers=ADMIN).json()
+    assert trail["entries"][0]["action"] == "entity.merge_into"  # both sides record it
 
 
 def test_merge_and_unmerge_endpoints(api: TestClient) -> None:

@@ -19,7 +19,7 @@ from knotwork.infra.sql.store import SqlDocumentStore, alembic_config, configure
 from tests.support.postgres import create_pg_database, drop_pg_database
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-HEAD = "0003_security"
+HEAD = "0004_entity_actions"
 
 
 @pytest.fixture(

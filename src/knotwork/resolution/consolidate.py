@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from rapidfuzz.distance import DamerauLevenshtein
 
 from knotwork.domain.models import Entity, EntityType
+from knotwork.resolution.cannot_link import CannotLink, load_cannot_link
 from knotwork.resolution.name_forms import (
     ACRONYM,
     COMPANY_WORDS,
@@ -358,6 +359,25 @@ def retypes(entities: Sequence[Entity]) -> dict[str, EntityType]:
     return out
 
 
+def allowed_groups(groups: Sequence[MergeGroup], entities: Sequence[Entity],
+                   cannot: CannotLink) -> list[MergeGroup]:
+    """The groups less every source a cannot-link constraint keeps apart from the target or
+    from a source already kept; a group left with no source is dropped."""
+    if not cannot:
+        return list(groups)
+    by_id = {e.id: e for e in entities}
+    out: list[MergeGroup] = []
+    for g in groups:
+        kept: list[Entity] = [by_id[g.target_id]]
+        for source_id in g.source_ids:
+            source = by_id[source_id]
+            if all(cannot.allows_pair(source, k) for k in kept):
+                kept.append(source)
+        if len(kept) > 1:
+            out.append(MergeGroup(g.target_id, [k.id for k in kept[1:]], list(g.rules)))
+    return out
+
+
 def _vocabulary(rt: Runtime) -> WordTest:
     """Common English words: the extractor's copy of its NER model's vocabulary, if any."""
     test = getattr(rt.extractor, "is_common_word", None)
@@ -370,7 +390,8 @@ def consolidate(rt: Runtime, group_id: str, *, dry_run: bool = False) -> Consoli
     from knotwork.resolution.service import resolution_sql
 
     entities = rt.graph.list_entities(group_id)
-    groups = plan_consolidation(entities, _vocabulary(rt))
+    groups = allowed_groups(plan_consolidation(entities, _vocabulary(rt)), entities,
+                            load_cannot_link(rt, group_id))
     report = ConsolidationReport(entities=len(entities), groups=groups)
     for g in groups:
         for r in g.rules:

@@ -28,6 +28,7 @@ from knotwork.domain.models import AuditEvent, Entity
 from knotwork.domain.timeutil import utcnow
 from knotwork.ingestion.embedding_text import ENTITY_TEXT_SENTENCES
 from knotwork.resolution.blocking import DEFAULT_RULES, blocking_keys
+from knotwork.resolution.cannot_link import load_cannot_link
 from knotwork.resolution.given_context import is_lone_given_name, pick_person
 from knotwork.resolution.models import ReviewCandidate, ReviewItem
 from knotwork.resolution.normalize import normalize_name
@@ -139,6 +140,8 @@ class BatchResolution:
         self._group = group_id
         self._resolver = Resolver(config)
         self._index = index
+        if isinstance(index, StoredResolutionIndex):
+            self._resolver.cannot_link = load_cannot_link(index.runtime, group_id)
 
     def block(self, items: Sequence[tuple[Episode, ChunkExtraction]],
               exact: Sequence[Entity]) -> list[Entity]:
@@ -183,7 +186,7 @@ class BatchResolution:
                 return decision
         people = {**self._known, **batch}.values()
         pick = pick_person(ent.key, people, self._context.get(episode_id, set()))
-        if pick is None:
+        if pick is None or not self._resolver.cannot_link.allows(pick.entity.id, [ent.name]):
             return decision
         return Decision(DecisionKind.MERGE, pick.entity.id, pick.confidence, decision.scored,
                         decision.candidates_read, decision.candidates_scored, reason=pick.reason)
@@ -266,6 +269,10 @@ class StoredResolutionIndex:
         self._group = group_id
         self._config = resolution_config(rt.settings)
         self._sql = resolution_sql(rt)
+
+    @property
+    def runtime(self) -> object:
+        return self._rt
 
     @property
     def config(self) -> ResolutionConfig:

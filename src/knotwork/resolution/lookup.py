@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 
 from knotwork.domain.models import Entity, EntityType
 from knotwork.domain.ports import Collection
+from knotwork.resolution.cannot_link import load_cannot_link
 from knotwork.resolution.exact import lookup_keys
 from knotwork.resolution.ingest import StoredResolutionIndex, record_of
 from knotwork.resolution.normalize import name_key
@@ -53,6 +54,7 @@ def candidates_for(rt: Runtime, group_id: str, mention: str, etype: EntityType |
     if not key:
         raise ValueError("the mention is empty")
     resolver = Resolver(resolution_config(rt.settings))
+    resolver.cannot_link = load_cannot_link(rt, group_id)
     vec = rt.embedder.embed([f"{mention}. {context}" if context.strip() else mention])[0]
     query = MentionQuery(mention, etype, type_confidence=1.0 if etype else 0.0, context=context,
                          embedding=np.asarray(vec, dtype=np.float32) if context.strip() else None,

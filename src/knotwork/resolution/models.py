@@ -101,3 +101,62 @@ class ReviewPage(BaseModel):
     items: list[ReviewItem]
     total: int  # items matching the filter
     counts: dict[str, int]  # per status, under the filter's other conditions
+
+
+class ActionKind(StrEnum):
+    """What an undoable entity action did."""
+
+    SPLIT = "split"  # mentions made into a new entity
+    MOVE = "move"  # mentions moved to another existing entity
+    APPROVE = "approve"  # a review item kept as resolved
+    REJECT = "reject"  # a review item's mention split off
+    MERGE_INTO = "merge_into"  # a review item's mention moved to another candidate
+
+
+class MentionRow(BaseModel):
+    """One stored mention of an entity, with the document it is in."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    chunk_id: str
+    text: str
+    document_id: str
+    document_title: str = ""
+
+
+class EpisodeLinks(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    entity_id: str
+    ids: list[str]
+
+
+class ActionSnapshot(BaseModel):
+    """The prior state an action replaced: restoring it undoes the action exactly."""
+
+    model_config = ConfigDict(extra="forbid")
+    entities: list[dict[str, object]] = Field(default_factory=list)  # Entity JSON, before
+    created_entity: str | None = None
+    facts: list[dict[str, object]] = Field(default_factory=list)  # Fact JSON, before
+    created_facts: list[str] = Field(default_factory=list)
+    episodes: list[EpisodeLinks] = Field(default_factory=list)  # MENTIONS edges, before
+    mentions: list[EpisodeLinks] = Field(default_factory=list)  # mention rows by owner, before
+    cannot_links: list[tuple[str, str]] = Field(default_factory=list)  # (entity id, name key)
+    review_id: str | None = None  # a review item put back to pending on undo
+    merge_id: str | None = None  # a whole-entity merge the action made (undone by unmerge)
+    moved_mentions: int = 0
+    moved_facts: list[str] = Field(default_factory=list)
+
+
+class EntityAction(BaseModel):
+    """An undoable review action and the state it replaced."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    group_id: str
+    kind: ActionKind
+    review_id: str | None = None
+    entity_ids: list[str]  # every entity it touched (for "undo the later one first")
+    snapshot: ActionSnapshot
+    actor: str
+    created_at: datetime
+    undone_at: datetime | None = None

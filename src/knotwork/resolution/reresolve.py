@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from knotwork.domain.ids import stable_id
 from knotwork.domain.timeutil import utcnow
+from knotwork.resolution.cannot_link import load_cannot_link
 from knotwork.resolution.consolidate import consolidate
 from knotwork.resolution.ingest import entity_block_keys, record_of, review_candidates
 from knotwork.resolution.merge import Merger
@@ -50,6 +51,7 @@ def reresolve(rt: Runtime, group_id: str, *, dry_run: bool = False,
     if sql is None:
         raise ValueError("re-resolution needs the SQL document store")
     resolver = Resolver(resolution_config(rt.settings))
+    cannot = load_cannot_link(rt, group_id)
     joined = consolidate(rt, group_id, dry_run=dry_run)  # twins on strong name evidence first
     entities = {e.id: e for e in rt.graph.list_entities(group_id)}
     if not dry_run:
@@ -71,7 +73,8 @@ def reresolve(rt: Runtime, group_id: str, *, dry_run: bool = False,
             continue
         query = MentionQuery(entity.name, entity.type, aliases=tuple(entity.aliases))
         records, _ = resolver.candidates(query, [store])
-        others = [r for r in records if r.id != entity.id and r.id not in merged]
+        others = [r for r in records if r.id != entity.id and r.id not in merged
+                  and (r.id not in entities or cannot.allows_pair(entity, entities[r.id]))]
         decision = resolver.decide(rank(resolver.config, query, others), 0, len(others))
         target_id = decision.entity_id
         if decision.flagged:

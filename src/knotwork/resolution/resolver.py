@@ -23,6 +23,7 @@ from knotwork.resolution.blocking import (
     InMemoryBlockingIndex,
     blocking_keys,
 )
+from knotwork.resolution.cannot_link import CannotLink
 from knotwork.resolution.normalize import normalize_name
 from knotwork.resolution.scoring import (
     CandidateRecord,
@@ -138,6 +139,7 @@ class Resolver:
                  rules: Sequence[BlockingRule] = DEFAULT_RULES) -> None:
         self.config = config or ResolutionConfig()
         self.rules = (*rules, *(r for r in self.config.blocking_rules if r not in rules))
+        self.cannot_link = CannotLink()  # names a reviewer split off an entity
 
     def keys(self, query: MentionQuery) -> list[str]:
         ids = {k: v for k, v in query.properties.items() if k in self.config.identifier_properties}
@@ -166,6 +168,8 @@ class Resolver:
         if extra:
             ids = {e.id for e in extra}
             records = [*extra, *(r for r in records if r.id not in ids)]
+        if self.cannot_link:
+            records = [r for r in records if self.cannot_link.allows(r.id, query.names)]
         shortlist = _prefilter(query, records, self.config.max_scored)
         scored = rank(self.config, query, shortlist)
         return self.decide(scored, read, len(shortlist))

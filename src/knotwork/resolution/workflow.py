@@ -8,12 +8,13 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from knotwork.domain.ids import stable_id
 from knotwork.domain.models import AuditEvent, Entity, EntityType, Fact, PropertyValue
 from knotwork.domain.ports import Collection
 from knotwork.domain.timeutil import utcnow
+from knotwork.infra.sql.action_store import SqlActionStore
 from knotwork.infra.sql.resolution_store import SqlResolutionStore
 from knotwork.ingestion.embedding_text import entity_point, entity_text
 from knotwork.resolution.exact import entity_keys
@@ -21,8 +22,12 @@ from knotwork.resolution.ingest import entity_block_keys
 from knotwork.resolution.lookup import ResolveResult, candidates_for, resolve_mention
 from knotwork.resolution.merge import MergeError, Merger, NotFoundError
 from knotwork.resolution.models import (
+    ActionKind,
+    ActionSnapshot,
     AuditEntry,
+    EntityAction,
     MentionExample,
+    MentionRow,
     MergeRecord,
     ReviewFilter,
     ReviewItem,
@@ -30,6 +35,7 @@ from knotwork.resolution.models import (
     ReviewStatus,
 )
 from knotwork.resolution.normalize import name_key, normalize_name, readable_name
+from knotwork.resolution.reassign import Reassigner, action_time
 from knotwork.resolution.resolver import DecisionKind
 from knotwork.resolution.scoring import rank
 from knotwork.resolution.service import resolution_config, resolution_sql
@@ -85,6 +91,20 @@ class EntityChanges(BaseModel):
     summary: str | None = None
 
 
+class SplitRequest(BaseModel):
+    """Which mentions of an entity to move (any of: ids, documents, surface forms) and where:
+    ``into`` an existing entity, else a new one named ``name`` (default: the commonest moved
+    form) of ``entity_type`` (default: the source's)."""
+
+    model_config = ConfigDict(extra="forbid")
+    mention_ids: list[str] = Field(default_factory=list, max_length=5000)
+    document_ids: list[str] = Field(default_factory=list, max_length=1000)
+    surface_forms: list[str] = Field(default_factory=list, max_length=100)
+    into: str | None = None
+    name: str | None = Field(default=None, max_length=300)
+    entity_type: EntityType | None = None
+
+
 class VersionConflictError(MergeError):
     """The entity changed since the caller read it (optimistic locking)."""
 
@@ -97,6 +117,14 @@ class VersionConflictError(MergeError):
 class EntityWorkflow:
     rt: Runtime
     group_id: str
+
+    @property
+    def actions_sql(self) -> SqlActionStore:
+        return SqlActionStore(self.sql.documents)
+
+    @property
+    def reassigner(self) -> Reassigner:
+        return Reassigner(self.rt, self.group_id, self.sql, self.actions_sql)
 
     @property
     def sql(self) -> SqlResolutionStore:
@@ -303,6 +331,7 @@ class EntityWorkflow:
 
     def approve(self, review_id: str, actor: str) -> ReviewItem:
         item = self._review(review_id)
+        self._record(ActionKind.APPROVE, item, actor, ActionSnapshot(review_id=review_id))
         self.sql.decide_review(self.group_id, review_id, ReviewStatus.APPROVED, actor, "kept")
         self._audit("review.approve", item.entity_id, review_id=review_id, actor=actor)
         return self.sql.get_review(self.group_id, review_id) or item
@@ -312,9 +341,10 @@ class EntityWorkflow:
         item = self._review(review_id)
         if item.decision == DecisionKind.NEW.value:  # already apart: nothing to undo
             outcome = "kept apart"
+            self._record(ActionKind.REJECT, item, actor, ActionSnapshot(review_id=review_id))
             self._audit("review.reject", item.entity_id, review_id=review_id, actor=actor)
         else:
-            outcome = f"split into {self._split_off(item, None, actor)}"
+            outcome = f"split into {self._split_off(item, None, actor, ActionKind.REJECT)}"
         self.sql.decide_review(self.group_id, review_id, ReviewStatus.REJECTED, actor, outcome)
         return self.sql.get_review(self.group_id, review_id) or item
 
@@ -324,50 +354,86 @@ class EntityWorkflow:
         if target is None:
             raise NotFoundError(f"no entity {target_id!r} in group {self.group_id!r}")
         if target != item.entity_id:
-            self._split_off(item, target, actor)
+            self._split_off(item, target, actor, ActionKind.MERGE_INTO)
+        else:
+            self._record(ActionKind.MERGE_INTO, item, actor, ActionSnapshot(review_id=review_id))
         self.sql.decide_review(self.group_id, review_id, ReviewStatus.MERGED, actor,
                                f"merged into {target}")
         return self.sql.get_review(self.group_id, review_id) or item
 
-    def _split_off(self, item: ReviewItem, target_id: str | None, actor: str) -> str:
-        """Move the review's mention (its chunks' MENTIONS, mention rows, alias) off the
-        entity it was attached to, into ``target_id`` or a new entity; returns that id."""
-        if item.entity_id is None or self.canonical_id(item.entity_id) is None:
+    def _record(self, kind: ActionKind, item: ReviewItem, actor: str, snapshot: ActionSnapshot,
+                entity_ids: list[str] | None = None) -> EntityAction:
+        """An undoable action that changes only the review item (or a whole-entity merge)."""
+        now = action_time()
+        action = EntityAction(id=stable_id(self.group_id, "action", item.id, now.isoformat()),
+                              group_id=self.group_id, kind=kind, review_id=item.id,
+                              entity_ids=entity_ids or [x for x in [item.entity_id] if x],
+                              snapshot=snapshot,
+                              actor=actor, created_at=now)
+        self.actions_sql.add_action(action)
+        return action
+
+    def _split_off(self, item: ReviewItem, target_id: str | None, actor: str,
+                   kind: ActionKind) -> str:
+        """Move the review's mention (its mention rows in the item's episodes, the facts they
+        evidence, the alias) off the entity it was attached to, into ``target_id`` or a new
+        entity; returns that id. Undoable (:meth:`undo`)."""
+        source_id = self.canonical_id(item.entity_id) if item.entity_id else None
+        if source_id is None:
             raise MergeError("the entity of this review item no longer exists")
-        source_id = self.canonical_id(item.entity_id)
-        assert source_id is not None
-        [source] = self.rt.graph.get_entities(self.group_id, [source_id])
         if item.decision == DecisionKind.NEW.value and target_id is not None:
-            Merger(self.rt, self.group_id, self.sql).merge(target_id, [source_id], actor=actor)
+            record = Merger(self.rt, self.group_id, self.sql).merge(target_id, [source_id],
+                                                                     actor=actor)
+            self._record(kind, item, actor, ActionSnapshot(review_id=item.id, merge_id=record.id),
+                         [source_id, target_id])
             return target_id
         mention_key = normalize_name(item.mention)
-        moved = [m for m in self.sql.mention_ids(self.group_id, source_id, item.episode_ids)]
-        texts = self.sql.mention_texts(moved)
-        moved = [m for m in moved if normalize_name(texts.get(m, "")) == mention_key]
-        if target_id is None:
-            etype = EntityType(item.entity_type)
-            new_id = stable_id(self.group_id, "entity", mention_key, item.id)
-            now = utcnow()
-            self._write([Entity(id=new_id, group_id=self.group_id, name=item.mention,
-                                canonical_name=mention_key, type=etype,
-                                name_keys=entity_keys(mention_key, [], etype),
-                                canonical_entity_id=new_id, created_at=now, updated_at=now)])
-            target_id = new_id
-        self.rt.graph.upsert_mentions(self.group_id, [(ep, target_id) for ep in item.episode_ids])
-        self.sql.repoint_mentions(self.group_id, moved, target_id)
-        still = set(self.sql.mention_ids(self.group_id, source_id, item.episode_ids))
-        gone = [ep for ep in item.episode_ids if not still & set(
-            self.sql.mention_ids(self.group_id, source_id, [ep]))]
-        self.rt.graph.delete_mentions(self.group_id, [(ep, source_id) for ep in gone])
-        if item.alias_added and item.alias_added in source.aliases:
-            aliases = [a for a in source.aliases if a != item.alias_added]
-            self._write([source.model_copy(update={
-                "aliases": aliases, "updated_at": utcnow(),
-                "name_keys": entity_keys(source.canonical_name,
-                                         [normalize_name(a) for a in aliases], source.type)})])
-        self._audit("review.split", source_id, review_id=item.id, into=target_id, actor=actor,
-                    mention=item.mention)
-        return target_id
+        moved = [r.id for r in self.actions_sql.mention_rows(self.group_id, source_id)
+                 if r.chunk_id in set(item.episode_ids) and normalize_name(r.text) == mention_key]
+        if not moved:
+            raise MergeError(f"no stored mention {item.mention!r} of this review item is left "
+                             "on its entity")
+        action = self.reassigner.move(
+            source_id, moved, target_id=target_id, name=item.mention,
+            entity_type=EntityType(item.entity_type) if target_id is None else None,
+            actor=actor, kind=kind, review_id=item.id)
+        return action.entity_ids[1]
+
+    # ------------------------------------------------------------------ split / undo
+    def mentions(self, entity_id: str) -> list[MentionRow]:
+        canonical = self.canonical_id(entity_id)
+        if canonical is None:
+            raise NotFoundError(f"no entity {entity_id!r} in group {self.group_id!r}")
+        return self.actions_sql.mention_rows(self.group_id, canonical)
+
+    def split(self, entity_id: str, request: SplitRequest, actor: str) -> EntityAction:
+        """Move the mentions the request selects (by id, document or surface form) to
+        ``request.into`` or to a new entity; facts follow their evidence."""
+        source = self.canonical_id(entity_id)
+        if source is None:
+            raise NotFoundError(f"no entity {entity_id!r} in group {self.group_id!r}")
+        target = None
+        if request.into is not None:
+            target = self.canonical_id(request.into)
+            if target is None:
+                raise NotFoundError(f"no entity {request.into!r} in group {self.group_id!r}")
+        rows = self.actions_sql.mention_rows(self.group_id, source)
+        forms = {normalize_name(f) for f in request.surface_forms}
+        chosen = [r.id for r in rows if r.id in set(request.mention_ids)
+                  or r.document_id in set(request.document_ids)
+                  or normalize_name(r.text) in forms]
+        if not chosen:
+            raise MergeError("the selection matches no mention of this entity")
+        if len(chosen) == len(rows) and target is None:
+            raise MergeError("that selects every mention: rename the entity instead of splitting")
+        return self.reassigner.move(source, chosen, target_id=target, name=request.name,
+                                    entity_type=request.entity_type, actor=actor)
+
+    def actions(self, limit: int = 50) -> list[EntityAction]:
+        return self.actions_sql.actions(self.group_id, limit)
+
+    def undo(self, action_id: str, actor: str) -> EntityAction:
+        return self.reassigner.undo(action_id, actor)
 
     # ------------------------------------------------------------------ merge / unmerge
     def merge(self, target_id: str, source_ids: list[str], actor: str) -> MergeRecord:

@@ -241,9 +241,39 @@ class EntityMergeRow(Base):
     undone_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
+class EntityActionRow(Base):
+    """A review action that moved mentions between entities (split, move, a review decision),
+    with the exact prior state it replaced, so it can be undone (migration 0004)."""
+
+    __tablename__ = "entity_actions"
+    __table_args__ = (Index("idx_action_group_time", "group_id", "created_at"),)
+
+    id: Mapped[str] = mapped_column(String(ID_LENGTH), primary_key=True)
+    group_id: Mapped[str] = mapped_column(String(GROUP_LENGTH))
+    kind: Mapped[str] = mapped_column(String(32))
+    review_id: Mapped[str | None] = mapped_column(String(ID_LENGTH))
+    entity_ids: Mapped[Any] = mapped_column(json_type())
+    snapshot: Mapped[Any] = mapped_column(json_type())
+    actor: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    undone_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class EntityCannotLinkRow(Base):
+    """A name that must never again resolve to an entity: left by a split (migration 0004)."""
+
+    __tablename__ = "entity_cannot_links"
+
+    group_id: Mapped[str] = mapped_column(String(GROUP_LENGTH), primary_key=True)
+    entity_id: Mapped[str] = mapped_column(String(ENTITY_ID_LENGTH), primary_key=True)
+    name_key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    action_id: Mapped[str] = mapped_column(String(ID_LENGTH))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
 ALL_TABLES: tuple[str, ...] = ("documents", "chunks", "entity_mentions", "audit_log", "sync_state",
                                "entity_block_keys", "resolution_reviews", "entity_merges",
-                               "api_keys")
+                               "api_keys", "entity_actions", "entity_cannot_links")
 ALL_INDEXES: tuple[str, ...] = (
     "idx_document_source",
     "idx_document_modified",
@@ -260,6 +290,7 @@ ALL_INDEXES: tuple[str, ...] = (
     "idx_block_key_entity",
     "idx_review_group_status",
     "idx_merge_group_target",
+    "idx_action_group_time",
 )
 
 

@@ -57,6 +57,10 @@ class SqlResolutionStore:
     def __init__(self, documents: SqlDocumentStore) -> None:
         self._docs = documents
 
+    @property
+    def documents(self) -> SqlDocumentStore:
+        return self._docs
+
     # ------------------------------------------------------------------ blocking keys
     def replace_keys(self, group_id: str, keys: Mapping[str, Sequence[str]]) -> None:
         if not keys:
