@@ -53,6 +53,7 @@ class Stage:
     beta_review: str
     beta_merge: str
     beta_community: str
+    beta_action: str
 
 
 def _settings(tmp_path: Path, falkordb_url: str) -> Settings:
@@ -81,7 +82,10 @@ def stage(tmp_path_factory: pytest.TempPathFactory, falkordb_url: str) -> Iterat
         review = ReviewItem(id=f"rv_{secrets.token_hex(4)}", group_id=beta, mention="Bram B.",
                             entity_type="PERSON", entity_id=people[0].id, decision="merge_flagged",
                             score=0.8, created_at=when)
-        wf.sql.add_reviews([review])
+        decided = review.model_copy(update={"id": f"rv_{secrets.token_hex(4)}"})
+        wf.sql.add_reviews([review, decided])
+        wf.approve(decided.id, "setup")
+        action = wf.actions(1)[0].id
         extra = wf.create("Quillfeather Castellano", EntityType.PERSON, {}, None)
         merge = wf.merge(people[1].id, [extra.entity_id], "setup")
         community = kw.communities(beta).communities(None)[0].id
@@ -90,7 +94,7 @@ def stage(tmp_path_factory: pytest.TempPathFactory, falkordb_url: str) -> Iterat
                 for scope in (Scope.QUERY, Scope.INGEST, Scope.ADMIN)}
         client.app.state.auth.forget()  # type: ignore[attr-defined]
         yield Stage(client, kw, alpha, beta, keys, people[0].id, people[1].id, review.id,
-                    merge.id, community)
+                    merge.id, community, action)
 
 
 def _snapshot(stage: Stage) -> dict[str, object]:
@@ -106,6 +110,7 @@ def _snapshot(stage: Stage) -> dict[str, object]:
         "vectors": [kw.runtime.vectors.count(c, beta) for c in Collection],
         "reviews": sorted((r.id, r.status) for r in wf.reviews(None, "", 500)),
         "audit": sorted(len(wf.audit_trail(e[0])) for e in entities),
+        "actions": sorted((a.id, a.undone_at) for a in wf.actions(500)),
     }
 
 
@@ -138,6 +143,11 @@ def _bodies(stage: Stage) -> dict[tuple[str, str], dict[str, object] | None]:
         ("POST", "/v1/review/{review_id}/reject"): {},
         ("POST", "/v1/review/{review_id}/merge"): {"target_id": stage.beta_other},
         ("POST", "/v1/review/bulk"): {"action": "reject"},
+        ("GET", "/v1/entities/{entity_id}/mentions"): None,
+        ("POST", "/v1/entities/{entity_id}/split"): {"surface_forms": ["Bram Bakkerud"],
+                                                     "into": stage.beta_other},
+        ("GET", "/v1/actions"): None,
+        ("POST", "/v1/actions/{action_id}/undo"): {},
         ("GET", "/v1/communities"): None,
         ("GET", "/v1/communities/{community_id}"): None,
         ("GET", "/v1/reports/latest"): None,
@@ -156,7 +166,8 @@ def _path(stage: Stage, template: str) -> str:
     return (template.replace("{entity_id}", stage.beta_entity)
             .replace("{merge_id}", stage.beta_merge)
             .replace("{review_id}", stage.beta_review)
-            .replace("{community_id}", stage.beta_community))
+            .replace("{community_id}", stage.beta_community)
+            .replace("{action_id}", stage.beta_action))
 
 
 @dataclass(frozen=True)

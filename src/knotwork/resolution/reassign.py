@@ -18,9 +18,9 @@ before the action. Actions are undone newest first where they touch the same ent
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from knotwork.domain.evidence import earliest, evidence_confidence
 from knotwork.domain.ids import stable_id
@@ -276,7 +276,9 @@ class Reassigner:
         if snap.merge_id is not None:
             from knotwork.resolution.merge import Merger
 
-            Merger(self.rt, self.group_id, self.sql).unmerge(snap.merge_id, actor=actor)
+            record = self.sql.get_merge(self.group_id, snap.merge_id)
+            if record is not None and record.undone_at is None:  # not unmerged by hand since
+                Merger(self.rt, self.group_id, self.sql).unmerge(snap.merge_id, actor=actor)
         else:
             self._restore(snap)
         if snap.review_id is not None:

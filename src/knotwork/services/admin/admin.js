@@ -43,6 +43,17 @@
       if (!target) { show("enter the id of the entity to merge into", false); return; }
       body.target_id = target;
       url = "/v1/review/" + button.getAttribute("data-review") + "/merge";
+    } else if (action === "split") {
+      var picked = document.querySelectorAll("input.pick:checked");
+      if (!picked.length) { show("select the mentions to split off", false); return; }
+      body.mention_ids = Array.prototype.map.call(picked, function (box) { return box.value; });
+      var into = document.getElementById("split-into");
+      var name = document.getElementById("split-name");
+      if (into && into.value.trim()) body.into = into.value.trim();
+      if (name && name.value.trim()) body.name = name.value.trim();
+      url = "/v1/entities/" + button.getAttribute("data-entity") + "/split";
+    } else if (action === "undo") {
+      url = "/v1/actions/" + button.getAttribute("data-action-id") + "/undo";
     } else if (action === "unmerge") {
       url = "/v1/merges/" + button.getAttribute("data-merge") + "/unmerge";
     } else if (action === "bulk") {

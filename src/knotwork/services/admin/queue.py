@@ -75,13 +75,15 @@ def _bulk(flt: ReviewFilter, found: ReviewPage) -> str:
 
 
 def queue_page(views: list[ReviewView], found: ReviewPage, flt: ReviewFilter, group: str,
-               offset: int, limit: int, signed: Signed | None = None) -> str:
+               offset: int, limit: int, signed: Signed | None = None,
+               undoable: dict[str, str] | None = None) -> str:
+    """``undoable``: review id -> the live action that decided it (an Undo button)."""
     band = _params(flt, group, offset, limit).get("band", "")
     counts = "".join(f"<span class='count' data-status='{s}'>{s}: {found.counts.get(s, 0)}</span>"
                      for s in STATUSES[:-1])
     bulk_query = escape(urlencode({k: v for k, v in _params(flt, group, 0, 500).items()
                                    if k not in ("offset", "group_id")}))
-    cards = "".join(review_card(v, group) for v in views) or (
+    cards = "".join(review_card(v, group, (undoable or {}).get(v.item.id)) for v in views) or (
         "<p class='muted'>Nothing to review.</p>")
     body = (f"<div class='counts'>{counts}</div>{_filters(flt, group, limit, band)}"
             f"<div id='bulk-query' data-query='{bulk_query}'></div>{_bulk(flt, found)}"

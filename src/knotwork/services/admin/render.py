@@ -7,7 +7,14 @@ from dataclasses import dataclass
 from html import escape
 from urllib.parse import quote
 
-from knotwork.resolution.models import AuditEntry, MentionExample, ReviewCandidate, ReviewStatus
+from knotwork.resolution.models import (
+    AuditEntry,
+    EntityAction,
+    MentionExample,
+    MentionRow,
+    ReviewCandidate,
+    ReviewStatus,
+)
 from knotwork.resolution.workflow import EntityView, ReviewView, SearchHit
 
 CSS = """
@@ -105,7 +112,7 @@ def entity_card(view: EntityView, candidate: ReviewCandidate | None, attached: b
             f"<div>{escape(e.summary or '')}</div>{_scores(candidate)}{examples}{action}</div>")
 
 
-def review_card(view: ReviewView, group: str) -> str:
+def review_card(view: ReviewView, group: str, undo_action: str | None = None) -> str:
     item = view.item
     by_id = {c.entity_id: c for c in item.candidates}
     cards = "".join(entity_card(v, by_id.get(v.entity.id), v.entity.id == item.entity_id,
@@ -119,6 +126,9 @@ def review_card(view: ReviewView, group: str) -> str:
                    f"<button data-action='reject' data-review='{rid}'>Reject (split off)</button>"
                    f"<input id='target-{rid}' placeholder='entity id' size='38'>"
                    f"<button data-action='merge-into' data-review='{rid}'>Merge into id</button>")
+    elif undo_action:
+        buttons = (f"<button data-action='undo' data-action-id='{escape(undo_action)}'>"
+                   f"Undo {escape(item.status.value)}</button>")
     return (f"<section class='review' data-review-id='{escape(item.id)}'>"
             f"<div><strong>“{escape(item.mention)}”</strong> ({escape(item.entity_type)}) · "
             f"decision <code>{escape(item.decision)}</code> · score {item.score:.3f} · "
@@ -141,8 +151,40 @@ def search_page(hits: list[SearchHit], group: str, query: str,
     return page("Entities", form + (table if query else ""), group, signed)
 
 
+def _mentions(entity_id: str, rows: list[MentionRow]) -> str:
+    """Every stored mention with a checkbox; the selection is split off (or moved)."""
+    forms: dict[str, int] = {}
+    for r in rows:
+        forms[r.text] = forms.get(r.text, 0) + 1
+    summary = ", ".join(f"{escape(f)} ×{n}" for f, n in sorted(forms.items(), key=lambda x: -x[1]))
+    lines = "".join(
+        f"<tr class='mention'><td><input type='checkbox' class='pick' value='{escape(r.id)}' "
+        f"data-form='{escape(r.text)}' data-document='{escape(r.document_id)}'></td>"
+        f"<td class='form'>{escape(r.text)}</td><td>{escape(r.document_title or r.document_id)}"
+        f"</td></tr>" for r in rows)
+    return (f"<h2>Mentions ({len(rows)})</h2><p class='muted'>forms: {summary or '—'}</p>"
+            f"<table id='mentions'><tr><th></th><th>as written</th><th>document</th></tr>{lines}"
+            f"</table><p><input id='split-name' placeholder='new entity name (optional)' size='30'> "
+            f"<input id='split-into' placeholder='or move into entity id' size='38'> "
+            f"<button data-action='split' data-entity='{escape(entity_id)}' id='split'>"
+            f"Split selected mentions</button></p>")
+
+
+def _actions(actions: list[EntityAction]) -> str:
+    rows = "".join(
+        f"<tr class='entity-action'><td>{escape(a.created_at.isoformat(timespec='seconds'))}</td>"
+        f"<td>{escape(a.kind.value)}</td><td>{a.snapshot.moved_mentions} mention(s), "
+        f"{len(a.snapshot.moved_facts)} fact(s)</td><td>{escape(a.actor)}</td><td>"
+        + (f"undone {escape(a.undone_at.isoformat(timespec='seconds'))}" if a.undone_at else
+           f"<button data-action='undo' data-action-id='{escape(a.id)}'>Undo</button>")
+        + "</td></tr>" for a in actions)
+    return (f"<h2>Actions</h2><table id='actions'><tr><th>when</th><th>action</th><th>moved</th>"
+            f"<th>by</th><th></th></tr>{rows}</table>")
+
+
 def entity_page(view: EntityView, trail: list[AuditEntry], group: str,
-                signed: Signed | None = None) -> str:
+                signed: Signed | None = None, mentions: list[MentionRow] | None = None,
+                actions: list[EntityAction] | None = None) -> str:
     merges = "".join(
         f"<tr class='merge'><td>{escape(m.created_at.isoformat())}</td>"
         f"<td>{escape(', '.join(m.source_ids))}</td><td>{escape(m.actor)}</td><td>"
@@ -158,6 +200,8 @@ def entity_page(view: EntityView, trail: list[AuditEntry], group: str,
             + f"<h2>Facts</h2><ul>{facts}</ul>"
             + f"<h2>Merges</h2><table><tr><th>when</th><th>merged</th><th>by</th><th></th></tr>"
               f"{merges}</table>"
+            + _mentions(view.entity.id, mentions or [])
+            + _actions(actions or [])
             + f"<h2>Audit trail</h2><table id='audit'><tr><th>when</th><th>action</th>"
               f"<th>detail</th></tr>{audit}</table>")
     return page(view.entity.name, body, group, signed)

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from knotwork.domain.auth import Scope
 from knotwork.resolution.merge import NotFoundError
+from knotwork.resolution.models import ReviewStatus
 from knotwork.services.admin import render
 from knotwork.services.admin.queue import SCORE_BANDS, queue_page
 from knotwork.services.api.auth import SETTINGS_ADMIN_ID, Authenticator
@@ -118,8 +119,11 @@ def queue(request: Request, kw: KW, tenant: Tenant, page: Reviews,
     wf = workflow(kw, tenant)
     found = wf.review_page(flt, page.offset, page.limit)
     views = wf.review_views(found.items)
+    decided = {v.item.id for v in views if v.item.status is not ReviewStatus.PENDING}
+    undoable = {a.review_id: a.id for a in reversed(wf.actions(500))
+                if a.review_id in decided and a.undone_at is None} if decided else {}
     return HTMLResponse(queue_page(views, found, flt, wf.group_id, page.offset, page.limit,
-                                   _context(request)))
+                                   _context(request), undoable))
 
 
 @router.get("/admin/entities")
@@ -143,5 +147,7 @@ def entity(entity_id: str, request: Request, kw: KW, tenant: Tenant) -> HTMLResp
         view = wf.view(entity_id)
     except NotFoundError as exc:
         raise HTTPException(404, str(exc)) from exc
+    actions = [a for a in wf.actions(200) if view.entity.id in a.entity_ids]
     return HTMLResponse(render.entity_page(view, wf.audit_trail(view.entity.id), wf.group_id,
-                                            _context(request)))
+                                            _context(request), wf.mentions(view.entity.id),
+                                            actions))

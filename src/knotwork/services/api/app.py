@@ -128,6 +128,7 @@ def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = 
     ``knotwork``, an instance its caller opened and keeps ownership of."""
     from knotwork.services.admin import routes as admin_routes
     from knotwork.services.api import (
+        action_routes,
         community_routes,
         entity_routes,
         graph_routes,  # retrieval helper: /v1/graph/*
@@ -217,6 +218,7 @@ def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = 
 
     app.include_router(routes.router)
     app.include_router(entity_routes.router)  # issue 5: entities, review queue, merges
+    app.include_router(action_routes.router)  # split, move, undo
     app.include_router(admin_routes.router)  # issue 5: the /admin UI
     app.include_router(graphrag_routes.router)
     app.include_router(community_routes.router)

@@ -52,8 +52,8 @@ class ScopeRule:
 # first match wins; anything else under /v1 needs QUERY
 SCOPE_RULES: tuple[ScopeRule, ...] = (
     ScopeRule(r"^/admin", Scope.ADMIN),
-    ScopeRule(r"^/v1/(review|admin|keys)\b", Scope.ADMIN),
-    ScopeRule(r"/(merge|unmerge|approve|reject|audit)\b", Scope.ADMIN),
+    ScopeRule(r"^/v1/(review|admin|keys|actions)\b", Scope.ADMIN),
+    ScopeRule(r"/(merge|unmerge|approve|reject|audit|split|mentions|undo)\b", Scope.ADMIN),
     ScopeRule(r"^/v1/(episodes|documents|ingest|sync)\b", Scope.INGEST,
               frozenset({"POST", "PUT", "PATCH", "DELETE"})),
     ScopeRule(r"^/v1/entities$", Scope.INGEST, frozenset({"POST"})),
