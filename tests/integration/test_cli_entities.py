@@ -1,4 +1,4 @@
-"""``knotwork entities calibrate|reresolve|merge|unmerge|review`` as subprocesses."""
+"""``knotwork entities calibrate|reresolve|merge|unmerge|review|split|undo`` as subprocesses."""
 
 from __future__ import annotations
 
@@ -60,3 +60,30 @@ def test_reresolve_merges_after_a_threshold_change_and_unmerge_undoes_it(cli: Cl
     again = cli.run("entities", "unmerge", merge["merge_id"], ok=False)
     assert again.returncode == 2 and "already undone" in again.stderr
     assert cli.json("entities", "review", "--json") == []
+
+
+def test_split_moves_a_form_and_undo_puts_it_back(cli: Cli) -> None:
+    cli.run("episode", "add", "Ilse Moravec leads the Harbor Team.", "--source", "text")
+    cli.run("episode", "add", "Ilse Moravcova owns the Pricing Engine.", "--source", "text")
+    people = {e["name"]: e["id"] for e in cli.export()["entities"]}
+    loose = LooseCli(cli.data_dir, cli.falkordb_url, group=cli.group)
+    [merge] = loose.json("entities", "reresolve", "--json")["merges"]
+    kept = merge["target_id"]
+    moved_form = merge["source"]
+    listed = cli.run("entities", "split", kept, "--list").stdout
+    assert moved_form in listed and people[merge["target"]] == kept
+
+    done = json.loads(cli.run("entities", "split", kept, "--form", moved_form).stdout)
+    assert done["moved_mentions"] == 1 and done["moved_facts"] == 1
+    entities = {e["name"]: e for e in cli.export()["entities"]}
+    assert moved_form in entities and moved_form not in entities[merge["target"]]["aliases"]
+
+    # the split holds through re-resolution at the loose threshold
+    assert loose.json("entities", "reresolve", "--json")["merges"] == []
+    cli.run("entities", "undo", done["action_id"])
+    names = {e["name"] for e in cli.export()["entities"]}
+    assert moved_form not in names
+    none = cli.run("entities", "split", kept, ok=False)
+    assert none.returncode == 2 and "--form" in none.stderr
+    again = cli.run("entities", "undo", done["action_id"], ok=False)
+    assert again.returncode == 2 and "already undone" in again.stderr

@@ -1,4 +1,4 @@
-"""``knotwork entities calibrate|reresolve|merge|unmerge|review`` (registered by cli on the
+"""``knotwork entities calibrate|reresolve|merge|unmerge|review|split|undo`` (registered by cli on the
 ``entities`` group, next to ``entities resolve``)."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def _run(body: Callable[[Knotwork], None]) -> None:
         assert isinstance(kw, Knotwork)
         try:
             body(kw)
-        except MergeError as exc:
+        except (MergeError, ValueError) as exc:  # NotFoundError is a MergeError
             cli.fail(str(exc))
 
 
@@ -119,6 +119,55 @@ def unmerge(merge_id: Annotated[str, typer.Argument(help="A merge id.")]) -> Non
     _run(body)
 
 
+def split(
+    entity_id: Annotated[str, typer.Argument(help="The entity to take mentions from.")],
+    forms: Annotated[list[str] | None, typer.Option(
+        "--form", help="Move the mentions written this way (repeatable).")] = None,
+    documents: Annotated[list[str] | None, typer.Option(
+        "--document", help="Move the mentions in this document id (repeatable).")] = None,
+    mentions: Annotated[list[str] | None, typer.Option(
+        "--mention", help="Move this mention id (repeatable; see --list).")] = None,
+    into: Annotated[str | None, typer.Option("--into", help="Move them to this entity "
+                                             "instead of a new one.")] = None,
+    name: Annotated[str | None, typer.Option("--name", help="The new entity's name.")] = None,
+    list_only: Annotated[bool, typer.Option("--list", help="List the entity's mentions and "
+                                            "change nothing.")] = False,
+) -> None:
+    """Split mentions off an entity (facts follow their evidence); undo with ``entities undo``."""
+    from knotwork.resolution.workflow import EntityWorkflow, SplitRequest
+    from knotwork.services import cli
+
+    def body(kw: Knotwork) -> None:
+        wf = EntityWorkflow(kw.runtime, kw.settings.group)
+        if list_only:
+            for row in wf.mentions(entity_id):
+                typer.echo(f"{row.id} {row.text!r} in {row.document_title or row.document_id}")
+            return
+        if not (forms or documents or mentions):
+            cli.fail("select mentions with --form, --document or --mention (see --list)")
+        action = wf.split(entity_id, SplitRequest(
+            surface_forms=forms or [], document_ids=documents or [], mention_ids=mentions or [],
+            into=into, name=name), "cli")
+        typer.echo(json.dumps({"action_id": action.id, "entity_ids": action.entity_ids,
+                               "moved_mentions": action.snapshot.moved_mentions,
+                               "moved_facts": len(action.snapshot.moved_facts)}))
+
+    _run(body)
+
+
+def undo(action_id: Annotated[str, typer.Argument(help="An action id (see the split's "
+                                                   "output or GET /v1/actions).")]) -> None:
+    """Undo a split, move or review decision exactly (newest first on the same entities)."""
+    from knotwork.resolution.workflow import EntityWorkflow
+
+    def body(kw: Knotwork) -> None:
+        action = EntityWorkflow(kw.runtime, kw.settings.group).undo(action_id, "cli")
+        typer.echo(json.dumps({"action_id": action.id, "kind": action.kind.value,
+                               "undone": action.undone_at is not None}))
+
+    _run(body)
+
+
 def review(
     status: Annotated[str, typer.Option("--status", help="pending|approved|rejected|merged|all")]
     = "pending",
@@ -149,3 +198,5 @@ def register(entities_app: typer.Typer) -> None:
     entities_app.command("merge")(merge)
     entities_app.command("unmerge")(unmerge)
     entities_app.command("review")(review)
+    entities_app.command("split")(split)
+    entities_app.command("undo")(undo)
