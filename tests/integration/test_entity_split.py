@@ -218,3 +218,22 @@ def test_any_sequence_of_actions_undone_newest_first_restores_everything(
     for action_id in reversed(done):
         wf.undo(action_id, "t")
     assert _state(kw) == before
+
+
+def test_a_split_keeps_communities_fresh(kw: Knotwork) -> None:
+    group, wf = kw.settings.group, _wf(kw)
+    ondrej, marta = _id(kw, "Ondrej Vasko"), _id(kw, "Marta Vasko")
+    wf.merge(ondrej, [marta], actor="test")
+    kw.build_communities(group)
+    graph = kw.runtime.graph
+    [leaf] = graph.community_of(group, [ondrej], 0).values()
+    assert not graph.get_community(group, leaf).summary_stale  # type: ignore[union-attr]
+
+    action = wf.split(ondrej, SplitRequest(surface_forms=["Marta Vasko"]), actor="t")
+
+    new_id = action.entity_ids[1]
+    assert new_id in graph.community_of(group, [new_id], 0)  # the new entity has a community
+    now = graph.get_community(group, graph.community_of(group, [ondrej], 0)[ondrej])
+    assert now is not None and now.last_summarized_at is not None
+    # marked stale for the next refresh, or (a small graph past the threshold) rebuilt
+    assert now.summary_stale or now.last_summarized_at >= action.created_at.replace(microsecond=0)

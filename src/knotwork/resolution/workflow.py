@@ -397,6 +397,7 @@ class EntityWorkflow:
             source_id, moved, target_id=target_id, name=item.mention,
             entity_type=EntityType(item.entity_type) if target_id is None else None,
             actor=actor, kind=kind, review_id=item.id)
+        self._community_upkeep(action)
         return action.entity_ids[1]
 
     # ------------------------------------------------------------------ split / undo
@@ -426,14 +427,31 @@ class EntityWorkflow:
             raise MergeError("the selection matches no mention of this entity")
         if len(chosen) == len(rows) and target is None:
             raise MergeError("that selects every mention: rename the entity instead of splitting")
-        return self.reassigner.move(source, chosen, target_id=target, name=request.name,
-                                    entity_type=request.entity_type, actor=actor)
+        action = self.reassigner.move(source, chosen, target_id=target, name=request.name,
+                                      entity_type=request.entity_type, actor=actor)
+        self._community_upkeep(action)
+        return action
 
     def actions(self, limit: int = 50) -> list[EntityAction]:
         return self.actions_sql.actions(self.group_id, limit)
 
     def undo(self, action_id: str, actor: str) -> EntityAction:
-        return self.reassigner.undo(action_id, actor)
+        action = self.reassigner.undo(action_id, actor)
+        self._community_upkeep(action)
+        return action
+
+    def _community_upkeep(self, action: EntityAction) -> None:
+        """Communities follow the moved facts as after an ingest batch: the entities' leaf
+        communities (and their parents) are marked stale, a new entity is assigned to one, and
+        past the rebuild threshold the communities are rebuilt (no-op before a first build)."""
+        if not action.snapshot.moved_facts:
+            return
+        from knotwork.communities.service import CommunityService
+
+        live = [e.id for e in self.rt.graph.get_entities(self.group_id, action.entity_ids)]
+        hits = self.rt.graph.expand_facts(self.group_id, live, depth=1, include_invalid=True,
+                                          limit=10_000) if live else []
+        CommunityService(self.rt, self.group_id).after_ingest([h.fact for h in hits])
 
     # ------------------------------------------------------------------ merge / unmerge
     def merge(self, target_id: str, source_ids: list[str], actor: str) -> MergeRecord:
