@@ -16,8 +16,10 @@ from pydantic import BaseModel, ConfigDict
 from knotwork.communities.builder import StepProgress
 from knotwork.communities.report import Report
 from knotwork.communities.service import BuildReport, CommunityService
+from knotwork.domain.errors import UnknownReference
 from knotwork.domain.ids import content_hash
 from knotwork.domain.models import (
+    Document,
     EntityType,
     EpisodeSource,
     QueryMode,
@@ -26,6 +28,7 @@ from knotwork.domain.models import (
     SourceSystem,
 )
 from knotwork.domain.timeutil import ensure_utc, to_iso, utcnow
+from knotwork.ingestion.lineage import Retired
 from knotwork.ingestion.pipeline import IngestionPipeline, IngestReport, Progress
 from knotwork.ingestion.sync import SyncReport, SyncSource, run_sync
 from knotwork.resolution.lookup import ResolveResult, resolve_mention
@@ -171,6 +174,25 @@ class Knotwork:
 
         loaded = load_path(path, max_chars=self.settings.max_document_chars)
         return self.ingest_documents(loaded.documents, group_id, progress)
+
+    # ------------------------------------------------------------------ documents
+    def list_documents(self, group_id: str | None = None) -> list[Document]:
+        """The tenant's documents with their processing status (a reader's view skips those
+        its source ACL hides)."""
+        return self._rt.documents.list_documents(self._group(group_id))
+
+    def get_document(self, document_id: str, group_id: str | None = None) -> Document | None:
+        found = self._rt.documents.get_documents([document_id])
+        group = self._group(group_id)
+        return next((d for d in found if d.group_id == group), None)
+
+    def delete_document(self, document_id: str, group_id: str | None = None) -> Retired:
+        """Delete a document with everything only it evidenced (chunks, mentions, facts,
+        entities, vectors, summaries; communities refreshed). ``UnknownReference`` if absent."""
+        document = self.get_document(document_id, group_id)
+        if document is None:
+            raise UnknownReference(f"no document {document_id!r} in group {self._group(group_id)!r}")
+        return self._pipeline(group_id).delete_documents([document])
 
     def sync(self, source: SyncSource, group_id: str | None = None,
              progress: Progress | None = None) -> SyncReport:

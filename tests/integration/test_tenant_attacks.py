@@ -54,6 +54,7 @@ class Stage:
     beta_merge: str
     beta_community: str
     beta_action: str
+    beta_document: str
 
 
 def _settings(tmp_path: Path, falkordb_url: str) -> Settings:
@@ -94,7 +95,7 @@ def stage(tmp_path_factory: pytest.TempPathFactory, falkordb_url: str) -> Iterat
                 for scope in (Scope.QUERY, Scope.INGEST, Scope.ADMIN)}
         client.app.state.auth.forget()  # type: ignore[attr-defined]
         yield Stage(client, kw, alpha, beta, keys, people[0].id, people[1].id, review.id,
-                    merge.id, community, action)
+                    merge.id, community, action, kw.list_documents(beta)[0].id)
 
 
 def _snapshot(stage: Stage) -> dict[str, object]:
@@ -147,6 +148,10 @@ def _bodies(stage: Stage) -> dict[tuple[str, str], dict[str, object] | None]:
         ("POST", "/v1/entities/{entity_id}/split"): {"surface_forms": ["Bram Bakkerud"],
                                                      "into": stage.beta_other},
         ("GET", "/v1/actions"): None,
+        ("POST", "/v1/documents"): {"name": "notes.md", "content": "Dana Dorn joined as a designer."},
+        ("GET", "/v1/documents"): None,
+        ("GET", "/v1/documents/{document_id}"): None,
+        ("DELETE", "/v1/documents/{document_id}"): None,
         ("POST", "/v1/actions/{action_id}/undo"): {},
         ("GET", "/v1/communities"): None,
         ("GET", "/v1/communities/{community_id}"): None,
@@ -167,7 +172,8 @@ def _path(stage: Stage, template: str) -> str:
             .replace("{merge_id}", stage.beta_merge)
             .replace("{review_id}", stage.beta_review)
             .replace("{community_id}", stage.beta_community)
-            .replace("{action_id}", stage.beta_action))
+            .replace("{action_id}", stage.beta_action)
+            .replace("{document_id}", stage.beta_document))
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from knotwork.domain.ids import stable_id
 from knotwork.domain.models import AuditEvent, Entity, Fact
@@ -122,7 +123,10 @@ class Merger:
             "collapsed": [{"id": k, "ids": v} for k, v in collapse(
                 _repointed(facts, target_id, set(sources))[0])[1].items()],
         }
-        record = MergeRecord(id=stable_id(self.group_id, "merge", target_id, *sources, now.isoformat()),
+        # the id's time to the microsecond: the same pair may be merged again within a second
+        # (a twin re-created by a document's new version and consolidated again)
+        taken = datetime.now(UTC).isoformat()
+        record = MergeRecord(id=stable_id(self.group_id, "merge", target_id, *sources, taken),
                              group_id=self.group_id, target_id=target_id, source_ids=sources,
                              snapshot=snapshot, actor=actor, created_at=now)
         self.sql.add_merge(record)  # lineage first: a crash later is finished by resume()

@@ -130,6 +130,7 @@ def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = 
     from knotwork.services.api import (
         action_routes,
         community_routes,
+        document_routes,
         entity_routes,
         graph_routes,  # retrieval helper: /v1/graph/*
         graphrag_routes,
@@ -219,6 +220,7 @@ def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = 
     app.include_router(routes.router)
     app.include_router(entity_routes.router)  # issue 5: entities, review queue, merges
     app.include_router(action_routes.router)  # split, move, undo
+    app.include_router(document_routes.router)  # upload, list, status, delete
     app.include_router(admin_routes.router)  # issue 5: the /admin UI
     app.include_router(graphrag_routes.router)
     app.include_router(community_routes.router)
