@@ -402,6 +402,9 @@ def _register_extensions() -> None:
     from knotwork.services import cli_retrieval
 
     cli_retrieval.register(app)  # issue 7: knotwork mcp
+    from knotwork.services import cli_documents
+
+    cli_documents.register(app)
 
 
 _register_extensions()
