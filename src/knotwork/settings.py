@@ -69,8 +69,10 @@ class Settings(BaseSettings):
     graph_timeout_s: float = Field(
         default=20.0, gt=0,
         description="socket timeout of the FalkorDB client and of the Redis clients on its "
-                    "server (cache, events, job queue): a stalled store fails a request after "
-                    "it (the API answers 503 with Retry-After) instead of hanging it")
+                    "server (cache, events, job queue); with Neo4j, the driver's connect, "
+                    "pool-acquisition and retry limits and each query's transaction timeout: "
+                    "a stalled store fails a request after it (the API answers 503 with "
+                    "Retry-After) instead of hanging it")
     neo4j_uri: str | None = None
     neo4j_user: str = "neo4j"
     neo4j_password: str = "neo4j"

@@ -36,5 +36,6 @@ def create_graph_store(settings: Settings) -> GraphStore:
             settings.neo4j_user,
             settings.neo4j_password,
             settings.neo4j_database,
+            timeout_s=settings.graph_timeout_s,
         )
     raise ValueError(f"unknown graph backend: {settings.graph_backend!r}")

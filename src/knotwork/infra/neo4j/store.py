@@ -31,12 +31,19 @@ class Neo4jGraphStore(CypherGraphStore):
 
     find_by_keys_query = cypher.FIND_ENTITIES_BY_KEYS_ANY
 
-    def __init__(self, uri: str, user: str, password: str, database: str = "neo4j") -> None:
+    def __init__(self, uri: str, user: str, password: str, database: str = "neo4j",
+                 timeout_s: float = 20.0) -> None:
         super().__init__()
         import neo4j
 
         self._neo4j = neo4j
-        self._driver: Any = neo4j.GraphDatabase.driver(uri, auth=(user, password))
+        # bounded waits: connecting, taking a pooled connection, retrying a transaction, and
+        # each query (a server-side transaction timeout); the driver has no client read
+        # timeout, a server that stops answering mid-read is dropped at its keep-alive hint
+        self._driver: Any = neo4j.GraphDatabase.driver(
+            uri, auth=(user, password), connection_timeout=timeout_s,
+            connection_acquisition_timeout=timeout_s, max_transaction_retry_time=timeout_s)
+        self._timeout = timeout_s
         self._database = database
         self._schema_created = False
 
@@ -45,7 +52,8 @@ class Neo4jGraphStore(CypherGraphStore):
     ) -> list[Row]:
         routing = self._neo4j.RoutingControl.WRITE if write else self._neo4j.RoutingControl.READ
         result = self._driver.execute_query(
-            query, clean_value(params), database_=self._database, routing_=routing
+            self._neo4j.Query(query, timeout=self._timeout), clean_value(params),
+            database_=self._database, routing_=routing
         )
         return [record.data() for record in result.records]
 
