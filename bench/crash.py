@@ -4,7 +4,11 @@ store-by-store comparison with a clean ingest of the same files.
 ``python -m bench.crash --runs 20`` (see bench/README.md). Each run ingests a small generated
 world (``bench.world``, Confluence pages) with ``knotwork ingest`` in a fresh data directory
 and kills, at a seeded random moment, either the CLI process or the embedded FalkorDB server
-it started. The recovery is the one documented command: the same ``knotwork ingest`` again.
+it started; or enqueues the pages (``ingest --queue``) and kills ``knotwork worker`` while it
+works the queue. The recovery is the one documented command: the same ``knotwork ingest``
+again, or for the worker ``knotwork worker --until-empty`` (it takes the dead worker's jobs
+over and rolls back what they half wrote); the worker runs are compared with a clean run of
+the queue path.
 Then the graph (entities, facts with confidences and evidence, episodes, MENTIONS), the
 vectors (ids, payloads, values) and the SQL rows must equal a clean ingest's
 (``bench.crash_state``). A killed graph server must make the CLI exit 2 with one line.
@@ -28,7 +32,8 @@ from pathlib import Path
 
 from bench.crash_state import Snapshot, compare, facts_without_vectors, snapshot
 
-TARGETS = ("cli", "graph")
+TARGETS = ("cli", "graph", "worker")
+CLAIM_IDLE_S = "0.5"  # a dead worker's jobs are taken over this soon (default 60 s)
 _EARLY = 0.2  # share of kills anywhere before the first write (startup, extraction)
 BATCH = 16  # documents per inline ingest batch (IngestionPipeline's default)
 
@@ -66,6 +71,8 @@ class Run:
         0 when every document was finished before (the server died as the CLI closed)."""
         if not self.killed or self.target == "cli":
             return True
+        if self.target == "worker":  # a killed worker says nothing either
+            return True
         return (self.exit_code == 2 and self.error_lines == 1) \
             or (self.exit_code == 0 and self.unfinished == 0)
 
@@ -73,7 +80,8 @@ class Run:
 def _env(data: Path, embedder: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KNOTWORK_")}
     env.update({"KNOTWORK_DATA_DIR": str(data), "KNOTWORK_EMBEDDER": embedder,
-                "HF_HUB_OFFLINE": "1", "NO_COLOR": "1"})
+                "HF_HUB_OFFLINE": "1", "NO_COLOR": "1",
+                "KNOTWORK_QUEUE_CLAIM_IDLE_S": CLAIM_IDLE_S})
     return env
 
 
@@ -110,6 +118,78 @@ def _rows_reach(proc: subprocess.Popen[str], data: Path, rows: int, done: int) -
             return True
         time.sleep(0.01)
     return False
+
+
+def _worker(data: Path, embedder: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(_command("worker", "--until-empty"), env=_env(data, embedder),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _enqueue(source: Path, data: Path, embedder: str) -> None:
+    done = subprocess.run(_command("ingest", str(source), "--queue"), env=_env(data, embedder),
+                          capture_output=True, text=True, timeout=900, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"bench.crash: ingest --queue failed ({done.returncode}): "
+                         f"{done.stderr.strip()}")
+
+
+def _touched(data: Path) -> int:
+    """Documents the worker has begun (not PENDING any more)."""
+    db = data / "knotwork.db"
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as conn:
+            return int(conn.execute("select count(*) from documents "
+                                    "where processing_status != 'PENDING'").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
+def _first_touch(proc: subprocess.Popen[str], data: Path) -> float:
+    """Wait until the worker begins its first document (past the model loading); its time."""
+    while proc.poll() is None and _touched(data) == 0:
+        time.sleep(0.01)
+    return time.monotonic()
+
+
+def clean_queue(source: Path, data: Path, embedder: str) -> float:
+    """The queue path run to the end: enqueue, one worker until the queue is empty; returns
+    how long the worker took from its first document (the worker kills land up to 1.25
+    times that after its first document, or during its start-up)."""
+    _enqueue(source, data, embedder)
+    proc = _worker(data, embedder)
+    t0 = _first_touch(proc, data)
+    _, err = proc.communicate(timeout=1800)
+    if proc.returncode != 0:
+        raise SystemExit(f"bench.crash: the clean worker failed ({proc.returncode}): {err.strip()}")
+    return time.monotonic() - t0
+
+
+def worker_run(index: int, rng: random.Random, worker_s: float, source: Path, data: Path,
+               embedder: str, clean: Snapshot) -> Run:
+    """Enqueue, start a worker, kill -9 it at a random moment; recover with a new worker."""
+    _enqueue(source, data, embedder)
+    early = rng.random() < _EARLY  # during the start-up, before any document
+    delay = rng.uniform(0.0, 5.0 if early else 1.25 * worker_s)
+    proc = _worker(data, embedder)
+    t0 = time.monotonic() if early else _first_touch(proc, data)
+    killed = False
+    while proc.poll() is None:
+        if time.monotonic() - t0 >= delay:
+            os.kill(proc.pid, signal.SIGKILL)
+            killed = True
+            break
+        time.sleep(0.01)
+    _, err = proc.communicate(timeout=600)
+    rows, done = _documents(data)
+    recovery = _worker(data, embedder)
+    recovery.communicate(timeout=1800)
+    after = _state(data, embedder)
+    diffs = compare(clean, after)
+    return Run(index=index, target="worker", batch=-1 if early else 0, kill_at_s=round(delay, 3), killed=killed,
+               exit_code=proc.returncode, error_lines=len(err.strip().splitlines()),
+               unfinished=rows - done, recovery_exit=recovery.returncode,
+               differences=len(diffs), facts_without_vectors=facts_without_vectors(after),
+               first_differences=[d.line() for d in diffs[:8]])
 
 
 def clean_ingest(source: Path, data: Path, embedder: str) -> Timeline:
@@ -186,7 +266,9 @@ def crash_run(index: int, target: str, kill_at: tuple[int, float], source: Path,
 
 def _describe(run: Run) -> str:
     at = f"+{run.kill_at_s:.2f}s after " + (
-        f"batch {run.batch + 1} began" if run.batch >= 0 else "the start")
+        "the worker began its first document" if run.target == "worker" and run.batch >= 0
+        else "the worker started" if run.target == "worker"
+        else f"batch {run.batch + 1} began" if run.batch >= 0 else "the start")
     when = f"kill -9 {run.target} {at}" if run.killed else f"(ingest finished before {at})"
     exit_note = "" if run.exit_ok else f", EXIT {run.exit_code} with {run.error_lines} line(s)"
     return (f"run {run.index:>2}: {when}: exit {run.exit_code}, {run.unfinished} unfinished"
@@ -200,7 +282,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7, help="kill points and targets")
     parser.add_argument("--people", type=int, default=8, help="world size (8: 30 pages)")
     parser.add_argument("--targets", default=",".join(TARGETS),
-                        help="comma-separated: cli (the ingest), graph (its FalkorDB server)")
+                        help="comma-separated: cli (the ingest), graph (its FalkorDB server), "
+                        "worker (knotwork worker on the queue path)")
     parser.add_argument("--embedder", default="hashing", help="hashing (fast) or minilm")
     parser.add_argument("--keep", type=Path, help="keep the data directories here")
     parser.add_argument("--json", type=Path, help="write the runs as JSON here")
@@ -231,11 +314,20 @@ def main(argv: list[str] | None = None) -> int:
               + ", ".join(f"+{b:.1f}s..+{c:.1f}s" for b, c in zip(timeline.begun_s,
                                                                   timeline.completed_s, strict=True)),
               flush=True)
+        worker_s, queued = 0.0, clean
+        if "worker" in targets:
+            worker_s = clean_queue(source, root / "clean-queue", args.embedder)
+            queued = _state(root / "clean-queue", args.embedder)
+            print(f"clean queue path: {len(queued['entities'])} entities, "
+                  f"{len(queued['facts'])} facts, worker {worker_s:.1f}s", flush=True)
         runs: list[Run] = []
         for index in range(1, args.runs + 1):
             target, kill_at = rng.choice(targets), _kill_at(rng, timeline)
             data = root / f"run{index:02d}"
-            run = crash_run(index, target, kill_at, source, data, args.embedder, clean)
+            if target == "worker":
+                run = worker_run(index, rng, worker_s, source, data, args.embedder, queued)
+            else:
+                run = crash_run(index, target, kill_at, source, data, args.embedder, clean)
             runs.append(run)
             print(_describe(run), flush=True)
             for line in run.first_differences:
@@ -249,7 +341,8 @@ def main(argv: list[str] | None = None) -> int:
     failed = [r for r in runs if r.differences or r.recovery_exit or not r.exit_ok]
     print(f"{len(runs)} runs ({len(landed)} kills landed: "
           f"{sum(r.target == 'cli' for r in landed)} cli, "
-          f"{sum(r.target == 'graph' for r in landed)} graph; "
+          f"{sum(r.target == 'graph' for r in landed)} graph, "
+          f"{sum(r.target == 'worker' for r in landed)} worker; "
           f"{sum(r.unfinished > 0 for r in landed)} left unfinished documents), "
           f"{sum(r.differences for r in runs)} differences, {len(failed)} failed runs, "
           f"{time.monotonic() - started:.0f}s")
