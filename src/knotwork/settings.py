@@ -75,13 +75,13 @@ class Settings(BaseSettings):
                     "Retry-After) instead of hanging it")
     neo4j_uri: str | None = None
     neo4j_user: str = "neo4j"
-    neo4j_password: str = "neo4j"
+    neo4j_password: SecretStr = SecretStr("neo4j")  # never logged (SecretStr)
     neo4j_database: str = "neo4j"
 
     # vectors
     vector_backend: VectorBackend = VectorBackend.QDRANT_EDGE
     qdrant_url: str | None = None  # ":memory:" for tests
-    qdrant_api_key: str | None = None
+    qdrant_api_key: SecretStr | None = None  # the server's api-key (service.api_key)
     qdrant_shards: int = Field(default=1, ge=1, description="shard_number of new collections")
     qdrant_replicas: int = Field(default=1, ge=1, description="replication_factor (cluster)")
     # qdrant-edge: points written to a collection since its last HNSW build that make the
@@ -214,6 +214,11 @@ class Settings(BaseSettings):
     queue_max_backoff_s: float = Field(default=300.0, gt=0)
     queue_lock_ttl_s: float = Field(
         default=30.0, gt=0, description="store-writer lock lease (renewed while held)")
+    worker_heartbeat_s: float = Field(
+        default=5.0, gt=0, description="a worker's loop writes its heartbeat at most this often")
+    worker_heartbeat_ttl_s: float = Field(
+        default=180.0, gt=0, description="a worker silent this long counts as gone "
+        "(`knotwork queue alive` / `workers`); longer than the slowest job batch")
     max_document_chars: int = Field(
         default=5_000_000, ge=1000, description="longer documents are skipped and reported")
 

@@ -236,7 +236,17 @@ def _ask_python(client: Any, mcp: Any, kw: Knotwork) -> tuple[str, list[str]]:
 
 
 def _ask_mcp(client: Any, mcp: Any, kw: Knotwork) -> tuple[str, list[str]]:
-    out = mcp.call("query", {"query": QUESTION, "mode": "local"})
+    import anyio
+    from mcp import Client
+
+    async def call() -> dict[str, Any]:  # the SDK's client, connected in-process
+        async with Client(mcp.server) as session:
+            result = await session.call_tool("query", {"query": QUESTION, "mode": "local"})
+        assert result.is_error is False, result.content
+        data: dict[str, Any] = result.structured_content
+        return data
+
+    out = anyio.run(call)
     return out["answer"], out["reasoning_trace"]
 
 
@@ -257,7 +267,7 @@ def test_every_query_route_has_the_llm_write_the_answer_and_falls_back(
         with_communities: Knotwork, route: str) -> None:
     from knotwork.client import KnotworkClient
     from knotwork.domain.ports import LLMError
-    from knotwork.services.mcp_server import McpServer
+    from knotwork.services.mcp_server import KnotworkMcp
 
     kw, ask = with_communities, ROUTES[route]
 
@@ -266,7 +276,7 @@ def test_every_query_route_has_the_llm_write_the_answer_and_falls_back(
         try:
             with TestClient(create_app(kw.settings, knotwork=kw)) as http:
                 client = KnotworkClient(http=http, group_id=kw.settings.group)
-                return ask(client, McpServer(kw), kw)
+                return ask(client, KnotworkMcp(kw), kw)
         finally:
             _use(kw, None)
 

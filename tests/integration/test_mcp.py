@@ -1,16 +1,16 @@
-"""``knotwork mcp``: JSON-RPC over the stdio of a real subprocess, on a store written through
-the ports (session FalkorDB, qdrant-edge, SQLite, hashing embedder)."""
+"""``knotwork mcp`` over stdio, driven by the official SDK's client (a real subprocess), on a
+store written through the ports (session FalkorDB, qdrant-edge, SQLite, hashing embedder)."""
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
+from mcp import Client, StdioServerParameters
 
 from knotwork.runtime import open_runtime
 from tests.conftest import SettingsFactory
@@ -19,49 +19,86 @@ from tests.integration.test_search import IDS, _populate
 pytestmark = [pytest.mark.integration, pytest.mark.models]
 
 
-def test_mcp_stdio_tools(make_settings: SettingsFactory) -> None:
+def _structured(result: Any) -> dict[str, Any]:
+    assert result.is_error is False, result.content
+    data: dict[str, Any] = result.structured_content
+    return data
+
+
+def _error(result: Any) -> str:
+    assert result.is_error is True
+    text: str = result.content[0].text
+    return text
+
+
+async def _session(params: StdioServerParameters, group: str) -> None:
+    with anyio.fail_after(300):
+        await _calls(params, group)
+
+
+async def _calls(params: StdioServerParameters, group: str) -> None:
+    async with Client(params) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        assert set(tools) == {"query", "search", "entity", "traverse", "add_episode",
+                              "add_document", "delete_document"}
+        assert all(t.input_schema["type"] == "object" and t.output_schema for t in tools.values())
+        assert tools["query"].annotations.read_only_hint is True
+
+        answer = _structured(await client.call_tool(
+            "query", {"query": "Who leads Project Atlas?", "mode": "local"}))
+        assert "Priya Raman" in answer["answer"] and answer["mode_used"] == "LOCAL"
+        search = _structured(await client.call_tool(
+            "search", {"query": "Who leads Project Atlas?", "limit": 3}))
+        assert search["facts"][0]["fact"] == "Priya Raman leads Project Atlas."
+        assert len(search["facts"]) <= 3
+        walk = _structured(await client.call_tool(
+            "traverse", {"entity_ids": [IDS["priya"]], "max_hops": 1}))
+        assert {"Priya Raman", "Project Atlas", "Marcus Webb"} <= {e["name"] for e in walk["entities"]}
+        found = _structured(await client.call_tool("entity", {"name": "Priya Raman"}))
+        assert found["entity"]["id"] == IDS["priya"]
+        assert any(r["fact"] == "Priya Raman leads Project Atlas." for r in found["relationships"])
+        by_id = _structured(await client.call_tool("entity", {"entity_id": IDS["atlas"]}))
+        assert by_id["entity"]["name"] == "Project Atlas" and by_id["confidence"] == 1.0
+
+        # bad input and unknown ids: an error result with one line, the session goes on
+        assert "query" in _error(await client.call_tool("search", {}))
+        assert "nobody" in _error(await client.call_tool("traverse", {"entity_ids": ["nobody"]}))
+        assert "exactly one" in _error(await client.call_tool("entity", {}))
+        assert "group_id" in _error(await client.call_tool(
+            "query", {"query": "x", "group_id": "not a tenant!"}))
+
+        # writes: an episode, a document (resource listing), its deletion
+        added = _structured(await client.call_tool(
+            "add_episode", {"content": "Ondrej Vasko leads the Pricing Engine project.",
+                            "reference_time": "2026-03-01T00:00:00Z"}))
+        assert added["episode_ids"] and added["unchanged"] is False
+        doc = _structured(await client.call_tool(
+            "add_document", {"name": "notes/harbor.md", "format": "markdown",
+                             "content": "# Harbor\n\nMarta Vasko leads the Harbor Team."}))
+        assert doc["outcome"] == "added" and doc["document"]["status"].lower() == "completed"
+        listing = await client.read_resource(f"knotwork://{group}/documents")
+        assert "notes/harbor.md" in listing.contents[0].text
+        gone = _structured(await client.call_tool(
+            "delete_document", {"document_id": doc["document"]["id"]}))
+        assert gone["documents"] == 1
+        listing = await client.read_resource(f"knotwork://{group}/documents")
+        assert "notes/harbor.md" not in listing.contents[0].text
+        templates = (await client.list_resource_templates()).resource_templates
+        assert {t.uri_template for t in templates} == {"knotwork://{group_id}/documents",
+                                                       "knotwork://{group_id}/reports/latest"}
+
+
+def test_mcp_stdio_with_the_sdk_client(make_settings: SettingsFactory) -> None:
     settings = make_settings(embedder="hashing")
     rt = open_runtime(settings)
     try:
         _populate(rt, settings.group)
     finally:
         rt.close()
-    messages: list[dict[str, Any]] = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-        {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-         "params": {"name": "query", "arguments": {"query": "Who leads Project Atlas?", "mode": "local"}}},
-        {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
-         "params": {"name": "search", "arguments": {"query": "Who leads Project Atlas?", "limit": 3}}},
-        {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
-         "params": {"name": "traverse", "arguments": {"entity_ids": [IDS["priya"]], "max_hops": 1}}},
-        {"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "search", "arguments": {}}},
-        {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-         "params": {"name": "traverse", "arguments": {"entity_ids": ["nobody"]}}},
-        {"jsonrpc": "2.0", "id": 8, "method": "nope"},
-    ]
-    stdin = "\n".join(json.dumps(m) for m in messages) + "\nnot json\n"
-    env = {**os.environ, "KNOTWORK_EMBEDDER": "hashing", "KNOTWORK_FALKORDB_URL": str(settings.falkordb_url),
-           "HF_HUB_OFFLINE": "1"}
-    knotwork = str(Path(sys.executable).parent / "knotwork")  # the entry point (not -m: one cli module)
-    proc = subprocess.run([knotwork, "--data-dir", str(settings.data_dir),
-                           "--group", settings.group, "mcp"], input=stdin, capture_output=True, text=True,
-                          env=env, timeout=300, check=False)
-    assert proc.returncode == 0, proc.stderr
-    replies = [json.loads(line) for line in proc.stdout.splitlines()]  # stdout: JSON-RPC only
-    by_id = {r["id"]: r for r in replies}
-    assert by_id[1]["result"]["serverInfo"]["name"] == "knotwork"
-    assert {t["name"] for t in by_id[2]["result"]["tools"]} == {"query", "search", "traverse"}
-    assert all(t["inputSchema"]["type"] == "object" for t in by_id[2]["result"]["tools"])
-    answer = by_id[3]["result"]["structuredContent"]
-    assert "Priya Raman" in answer["answer"] and by_id[3]["result"]["isError"] is False
-    search = by_id[4]["result"]["structuredContent"]
-    assert search["facts"][0]["fact"] == "Priya Raman leads Project Atlas." and len(search["facts"]) <= 3
-    names = {e["name"] for e in by_id[5]["result"]["structuredContent"]["entities"]}
-    assert {"Priya Raman", "Project Atlas", "Marcus Webb"} <= names
-    assert by_id[6]["result"]["isError"] is True and "query" in by_id[6]["result"]["content"][0]["text"]
-    assert by_id[7]["result"]["isError"] is True and "nobody" in by_id[7]["result"]["content"][0]["text"]
-    assert by_id[8]["error"]["code"] == -32601
-    assert replies[-1]["error"]["code"] == -32700 and len(replies) == 9  # no reply to the notification
+    knotwork = str(Path(sys.executable).parent / "knotwork")  # the entry point
+    env = {**os.environ, "KNOTWORK_EMBEDDER": "hashing", "HF_HUB_OFFLINE": "1",
+           "KNOTWORK_FALKORDB_URL": str(settings.falkordb_url)}
+    params = StdioServerParameters(
+        command=knotwork, args=["--data-dir", str(settings.data_dir), "--group", settings.group,
+                                "mcp"], env=env)
+    anyio.run(_session, params, settings.group)

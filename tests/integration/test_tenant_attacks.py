@@ -286,3 +286,83 @@ def test_an_unbound_key_naming_two_tenants_is_refused(stage: Stage) -> None:
         headers={"X-Admin-Key": "settings-admin-secret"})
     assert response.status_code == 403, response.text
     assert "more than one tenant" in response.json()["detail"]
+
+
+# --------------------------------------------------------------------------- MCP at /mcp
+
+MCP_HEADERS = {"Accept": "application/json, text/event-stream",
+               "Content-Type": "application/json", "MCP-Protocol-Version": "2025-06-18"}
+
+
+def _mcp_attacks(stage: Stage) -> list[tuple[str, str, str]]:
+    """(label, query string, raw JSON-RPC body): every way an MCP request can name beta."""
+    a, b = stage.alpha, stage.beta
+
+    def call(tool: str, arguments: str) -> str:
+        return ('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", '
+                f'"params": {{"name": "{tool}", "arguments": {arguments}}}}}')
+
+    ask = '"query": "Who leads the project Bram works on?"'
+    return [
+        ("argument", "", call("query", f'{{{ask}, "group_id": "{b}"}}')),
+        ("escaped key", "", call("search", f'{{{ask}, "group\\u005fid": "{b}"}}')),
+        ("duplicate key, beta first", "", call("query", f'{{{ask}, "group_id": "{b}", "group_id": "{a}"}}')),
+        ("duplicate key, beta last", "", call("query", f'{{{ask}, "group_id": "{a}", "group_id": "{b}"}}')),
+        ("query string", f"?group_id={b}", call("query", f"{{{ask}}}")),
+        ("nested", "", call("query", f'{{{ask}, "x": {{"group_id": "{b}"}}}}')),
+        ("batch", "", "[" + call("query", f"{{{ask}}}") + ","
+         + call("entity", f'{{"name": "Bram Bakkerud", "group_id": "{b}"}}') + "]"),
+        ("resource", "", ('{"jsonrpc": "2.0", "id": 1, "method": "resources/read", '
+                         f'"params": {{"uri": "knotwork://{b}/documents"}}}}')),
+        ("report", "", ('{"jsonrpc": "2.0", "id": 1, "method": "resources/read", '
+                       f'"params": {{"uri": "knotwork://{b}/reports/latest"}}}}')),
+        ("write", "", call("add_episode", f'{{"content": "Dana Dorn left.", "group_id": "{b}"}}')),
+        ("delete", "", call("delete_document",
+                            f'{{"document_id": "{stage.beta_document}", "group_id": "{b}"}}')),
+        ("not a string", "", call("query", f'{{{ask}, "group_id": ["{b}"]}}')),
+    ]
+
+
+@pytest.mark.parametrize("scope", ["query", "ingest", "admin"])
+def test_mcp_naming_beta_is_refused(stage: Stage, scope: str) -> None:
+    """The same tenant decision as REST: an alpha key naming beta anywhere in an MCP request
+    gets 403 before any tool runs, and beta is unchanged."""
+    before = _snapshot(stage)
+    for label, query, raw in _mcp_attacks(stage):
+        response = stage.client.post(f"/mcp{query}", content=raw, headers={
+            **MCP_HEADERS, "Authorization": f"Bearer {stage.keys[scope]}"})
+        assert response.status_code == 403, (scope, label, response.status_code, response.text)
+        assert response.headers["content-type"].startswith("application/problem+json")
+        assert not any(marker in response.text for marker in BETA_MARKERS), (scope, label)
+    assert _snapshot(stage) == before, "an MCP request of an alpha key changed beta"
+
+
+def test_mcp_with_beta_ids_finds_nothing(stage: Stage) -> None:
+    """An alpha key using beta's ids (no tenant named) acts in alpha: errors, no beta data."""
+    before = _snapshot(stage)
+    calls = [("entity", {"entity_id": stage.beta_entity}),
+             ("traverse", {"entity_ids": [stage.beta_entity, stage.beta_other]}),
+             ("search", {"query": "Bram Bakkerud", "center_entity_id": stage.beta_entity}),
+             ("delete_document", {"document_id": stage.beta_document})]
+    for scope in ("query", "ingest", "admin"):
+        for tool, arguments in calls:
+            body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                    "params": {"name": tool, "arguments": arguments}}
+            response = stage.client.post("/mcp", json=body, headers={
+                **MCP_HEADERS, "Authorization": f"Bearer {stage.keys[scope]}"})
+            assert response.status_code in (200, 403), (scope, tool, response.text)
+            assert not any(marker in response.text for marker in BETA_MARKERS), (scope, tool)
+            if response.status_code == 200:
+                assert response.json()["result"]["isError"] is True, (scope, tool, response.text)
+    assert _snapshot(stage) == before
+
+
+def test_mcp_alpha_key_works_in_alpha(stage: Stage) -> None:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "query", "arguments": {"query": "Who leads Project Larkspur?",
+                                                      "group_id": stage.alpha}}}
+    response = stage.client.post("/mcp", json=body, headers={
+        **MCP_HEADERS, "Authorization": f"Bearer {stage.keys['query']}"})
+    assert response.status_code == 200, response.text
+    result = response.json()["result"]
+    assert result["isError"] is False and "Aino Arnesen" in result["structuredContent"]["answer"]

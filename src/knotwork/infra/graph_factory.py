@@ -34,7 +34,7 @@ def create_graph_store(settings: Settings) -> GraphStore:
         return Neo4jGraphStore(
             settings.neo4j_uri,
             settings.neo4j_user,
-            settings.neo4j_password,
+            settings.neo4j_password.get_secret_value(),
             settings.neo4j_database,
             timeout_s=settings.graph_timeout_s,
         )

@@ -62,7 +62,9 @@ def create_vector_store(settings: Settings) -> VectorStore:
             raise ValueError(
                 "vector_backend=qdrant needs KNOTWORK_QDRANT_URL (a server URL or ':memory:')"
             )
-        return QdrantServerVectorStore.from_url(settings.qdrant_url, settings.qdrant_api_key,
+        return QdrantServerVectorStore.from_url(
+            settings.qdrant_url,
+            settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None,
                                                 shards=settings.qdrant_shards,
                                                 replicas=settings.qdrant_replicas)
     raise ValueError(f"unknown vector backend: {settings.vector_backend!r}")

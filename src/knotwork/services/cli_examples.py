@@ -73,6 +73,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "queue dlq": ("knotwork queue dlq", "knotwork queue dlq --limit 50 --json"),
     "queue retry": ("knotwork queue retry", "knotwork queue retry MESSAGE_ID"),
     "queue purge": ("knotwork queue purge --yes",),
+    "queue workers": ("knotwork queue workers", "knotwork queue workers --json"),
+    "queue alive": ("knotwork queue alive", "knotwork queue alive --this-host --within 60"),
     "bench quality": ("knotwork bench quality /tmp/world",
                       "knotwork bench quality /tmp/world --no-baseline --out report.json"),
 }

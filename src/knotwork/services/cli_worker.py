@@ -1,4 +1,4 @@
-"""``knotwork worker``, ``knotwork queue dlq|retry|purge`` and the queued halves of
+"""``knotwork worker``, ``knotwork queue dlq|retry|purge|workers|alive`` and the queued halves of
 ``ingest --queue`` / ``sync --queue`` (registered by cli)."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import typer
 if TYPE_CHECKING:
     from knotwork.domain.models import RawDocument
     from knotwork.domain.ports import DocumentStore, JobQueue
+    from knotwork.infra.queue.heartbeat import Heartbeat
     from knotwork.ingestion.sync import SyncReport, SyncSource
     from knotwork.services.worker.enqueue import EnqueueReport
     from knotwork.settings import Settings
@@ -206,6 +207,7 @@ def worker(
 def _work(settings: Settings, totals: object, stop: threading.Event, until_empty: bool,
           max_jobs: int | None, name: str | None) -> None:
     from knotwork.infra.queue.factory import create_job_queue, create_writer_lock, redis_client
+    from knotwork.infra.queue.heartbeat import Heartbeat
     from knotwork.services.worker.stores import CommitGate, open_worker_runtime
     from knotwork.services.worker.worker import Worker, WorkerStats
 
@@ -236,8 +238,11 @@ def _work(settings: Settings, totals: object, stop: threading.Event, until_empty
                 bar.update(task, rate=f"{speed:.1f}/s" if speed else "",
                            left=str(queue.stats().outstanding))
 
+            beats = Heartbeat(client, prefix=settings.queue_prefix,
+                              ttl_s=settings.worker_heartbeat_ttl_s,
+                              every_s=settings.worker_heartbeat_s)
             job_worker = Worker(runtime, queue, gate, name=name, on_batch=on_batch,
-                                known_stale=gate.others_committed)
+                                known_stale=gate.others_committed, heartbeat=beats)
             job_worker.stats = totals
             job_worker.run(stop=stop, until_empty=until_empty, max_jobs=max_jobs)
     finally:
@@ -292,6 +297,76 @@ def purge(
     with queue_stores(_settings()) as (_, queue):
         queue.purge()
     typer.echo("queue purged")
+
+
+@contextmanager
+def _heartbeats(settings: Settings) -> Iterator[Heartbeat]:
+    """The workers' beats in the queue's Redis (no SQL, no vectors: cheap enough for a
+    container healthcheck)."""
+    from knotwork.infra.graph_factory import create_graph_store
+    from knotwork.infra.queue.factory import redis_client
+    from knotwork.infra.queue.heartbeat import Heartbeat
+
+    graph = None
+    try:
+        if not settings.redis_url:
+            graph = create_graph_store(settings)  # its server carries the streams
+        client = redis_client(settings, graph)
+        client.ping()
+    except Exception as exc:  # noqa: BLE001 - one line, exit 2
+        if graph is not None:
+            graph.close()
+        _fail(f"cannot reach the job queue's Redis: {_first_line(exc)}")
+    try:
+        yield Heartbeat(client, prefix=settings.queue_prefix,
+                        ttl_s=settings.worker_heartbeat_ttl_s)
+    finally:
+        client.close()
+        if graph is not None:
+            graph.close()
+
+
+@queue_app.command("workers")
+def workers(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """List the live workers: name, host, pid, jobs done, seconds since their last beat."""
+    settings = _settings()
+    with _heartbeats(settings) as beats:
+        live = beats.workers()
+    if as_json:
+        typer.echo(json.dumps([{**b.model_dump(mode="json"), "age_s": round(b.age_s(), 1)}
+                               for b in live], indent=2))
+        return
+    if not live:
+        typer.echo("no live workers")
+        return
+    for b in live:
+        typer.echo(f"{b.name}  host={b.host} pid={b.pid} jobs={b.jobs} "
+                   f"last beat {b.age_s():.0f}s ago")
+
+
+@queue_app.command("alive")
+def alive(
+    within: Annotated[float | None, typer.Option(
+        "--within", min=0.1, help="Seconds (default: worker_heartbeat_ttl_s).")] = None,
+    this_host: Annotated[bool, typer.Option(
+        "--this-host", help="Only a worker of this host (a container's own healthcheck).")]
+    = False,
+) -> None:
+    """Exit 0 when a worker beat within --within seconds, 1 otherwise (a healthcheck)."""
+    import socket
+
+    settings = _settings()
+    window = within if within is not None else settings.worker_heartbeat_ttl_s
+    host = socket.gethostname() if this_host else None
+    with _heartbeats(settings) as beats:
+        live = beats.alive(window, host=host)
+    if not live:
+        where = f" on host {host}" if host else ""
+        typer.echo(f"knotwork: no worker{where} beat in the last {window:g}s", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"{len(live)} live worker(s): {', '.join(b.name for b in live)}")
 
 
 def register(app: typer.Typer) -> None:

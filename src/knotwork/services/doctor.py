@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from pydantic import SecretStr
+
 from knotwork.settings import EmbedderBackend, GraphBackend, Settings, VectorBackend
 
 
@@ -35,6 +37,10 @@ def _package_version(name: str) -> str:
         return importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:
         return "not installed"
+
+
+def _secret(value: SecretStr | None) -> str | None:
+    return value.get_secret_value() if value is not None else None
 
 
 def _guard(component: str, backend: str, probe: Callable[[], tuple[str, str]]) -> Check:
@@ -114,8 +120,8 @@ def check_graph(settings: Settings) -> Check:
                 raise ValueError("graph_backend=neo4j needs KNOTWORK_NEO4J_URI")
             from neo4j import GraphDatabase
 
-            with GraphDatabase.driver(settings.neo4j_uri,
-                                      auth=(settings.neo4j_user, settings.neo4j_password)) as driver:
+            auth = (settings.neo4j_user, settings.neo4j_password.get_secret_value())
+            with GraphDatabase.driver(settings.neo4j_uri, auth=auth) as driver:
                 driver.verify_connectivity()
                 records, _, _ = driver.execute_query(
                     "CALL dbms.components() YIELD name, versions, edition "
@@ -148,7 +154,7 @@ def check_vectors(settings: Settings) -> Check:
             if target == ":memory:":
                 client = QdrantClient(":memory:")
             else:
-                client = QdrantClient(url=target, api_key=settings.qdrant_api_key, timeout=5)
+                client = QdrantClient(url=target, api_key=_secret(settings.qdrant_api_key), timeout=5)
             try:
                 collections = client.get_collections().collections
                 version = "local" if target == ":memory:" else str(client.info().version)

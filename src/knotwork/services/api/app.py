@@ -137,10 +137,14 @@ def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = 
         routes,
         stream_routes,  # retrieval helper: SSE answers
     )
+    from knotwork.services.api.mcp_http import PATH as MCP_PATH
+    from knotwork.services.api.mcp_http import McpEndpoint
+    from knotwork.services.mcp_server import KnotworkMcp
 
     store_outage_errors()  # the store clients' exception classes, imported before an outage
 
     settings = settings or Settings()
+    mcp = McpEndpoint(KnotworkMcp(None, settings.group))  # MCP over Streamable HTTP at /mcp
     configure_tracing(settings.otel_endpoint)
     if not structlog.is_configured():  # plain tracebacks, never rich ones with locals (secrets)
         from knotwork.logging import configure_logging
@@ -160,7 +164,8 @@ def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = 
         app.state.cache_reader = _async_cache_reader(kw, settings)  # cache hits on the event loop
         app.state.hit_bodies = HitBodies()
         try:
-            yield
+            async with mcp.running():
+                yield
         finally:
             if app.state.cache_reader is not None:
                 await app.state.cache_reader.aclose()
@@ -226,5 +231,7 @@ def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = 
     app.include_router(community_routes.router)
     app.include_router(graph_routes.router)
     app.include_router(stream_routes.router)
+    # a plain ASGI route: it authorizes itself (auth.admit), as the SDK parses the JSON-RPC
+    app.router.add_route(MCP_PATH, mcp, include_in_schema=False)
     install_docs(app, settings.auth_mode)  # /docs from local assets, GET / -> /docs, securitySchemes
     return app

@@ -29,7 +29,7 @@ from knotwork.services.api.sessions import (
     Sessions,
     fingerprint,
 )
-from knotwork.services.api.tenancy import decide, named_tenants
+from knotwork.services.api.tenancy import Named, decide, named_tenants
 from knotwork.settings import AuthMode, Settings
 
 OPEN_PATHS = ("/healthz", "/metrics", "/docs", "/redoc", "/openapi.json",
@@ -206,10 +206,19 @@ async def authorize(request: Request) -> None:
     template = getattr(route, "path", request.url.path)
     scope = scope_for(request.method, template)
     request.state.scope = scope
+    key, tenant = await admit(request, template, scope, await named_tenants(request))
+    request.state.tenant = tenant
+    request.state.api_key = key
+
+
+async def admit(request: Request, template: str, scope: Scope | None,
+                named: Named) -> tuple[ApiKey | None, str]:
+    """The one decision for every request, REST or MCP: its verified key (401 / 403), its
+    tenant (:func:`tenancy.decide` over every tenant the request names) and the key's rate
+    limit (429)."""
     key = await _authenticate(request, template, scope)
     settings: Settings = request.app.state.knotwork.settings
-    request.state.tenant = decide(key.tenant if key else None, await named_tenants(request),
-                                  settings.group)
+    tenant = decide(key.tenant if key else None, named, settings.group)
     if key is not None:
         auth: Authenticator = request.app.state.auth
         limit = key.rate_limit_per_minute or auth._settings.rate_limit_per_minute
@@ -217,7 +226,7 @@ async def authorize(request: Request) -> None:
         if wait is not None:
             raise HTTPException(429, f"rate limit of {limit} requests per minute exceeded",
                                 headers={"Retry-After": str(wait)})
-    request.state.api_key = key
+    return key, tenant
 
 
 async def _authenticate(request: Request, template: str, scope: Scope | None) -> ApiKey | None:

@@ -31,6 +31,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import structlog
 
@@ -65,6 +66,14 @@ class WorkerStats:
     dead: int = 0
 
 
+class Beats(Protocol):
+    """Where a worker's loop reports that it lives (``infra.queue.heartbeat.Heartbeat``)."""
+
+    def beat(self, name: str, jobs: int = 0, *, force: bool = False) -> bool: ...
+
+    def stop(self, name: str) -> None: ...
+
+
 def consumer_name() -> str:
     return f"{socket.gethostname()}-{os.getpid()}"
 
@@ -77,7 +86,8 @@ def _error(exc: BaseException) -> str:
 class Worker:
     def __init__(self, runtime: Runtime, queue: JobQueue, guard: CommitGuard, *,
                  name: str | None = None, on_batch: Callable[[int], None] | None = None,
-                 known_stale: Callable[[], bool] | None = None) -> None:
+                 known_stale: Callable[[], bool] | None = None,
+                 heartbeat: Beats | None = None) -> None:
         self._rt = runtime
         self._queue = queue
         self._guard = guard
@@ -86,6 +96,7 @@ class Worker:
         self._pipelines: dict[str, IngestionPipeline] = {}
         self._on_batch = on_batch
         self._known_stale = known_stale or (lambda: False)
+        self._heartbeat = heartbeat
         self.stats = WorkerStats()
 
     # ------------------------------------------------------------------ loop
@@ -94,15 +105,25 @@ class Worker:
         """Until ``stop`` is set, ``max_jobs`` were handled, or (``until_empty``) the queue has
         nothing left: no waiting, pending or retrying job."""
         stop = stop or threading.Event()
+        beats = self._heartbeat
         try:
+            if beats is not None:
+                beats.beat(self.name, self.stats.jobs, force=True)
             while not stop.is_set():
                 if max_jobs is not None and self.stats.jobs >= max_jobs:
                     break
                 handled = self.run_once(block_ms=block_ms)
+                if beats is not None:  # between fetches: a loop stuck in a store call stops beating
+                    beats.beat(self.name, self.stats.jobs)
                 if handled == 0 and until_empty and self._queue.stats().outstanding == 0:
                     break
         finally:
             self._release()
+            if beats is not None:
+                try:
+                    beats.stop(self.name)
+                except Exception as exc:  # noqa: BLE001 - Redis gone: the beat expires by itself
+                    log.warning("worker.heartbeat_stop_failed", error=_error(exc))
         return self.stats
 
     def _yield(self) -> None:
