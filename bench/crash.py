@@ -64,6 +64,7 @@ class Run:
     differences: int
     facts_without_vectors: int
     first_differences: list[str] = field(default_factory=list)
+    stderr: list[str] = field(default_factory=list)  # the killed command's last lines
 
     @property
     def exit_ok(self) -> bool:
@@ -189,7 +190,8 @@ def worker_run(index: int, rng: random.Random, worker_s: float, source: Path, da
                exit_code=proc.returncode, error_lines=len(err.strip().splitlines()),
                unfinished=rows - done, recovery_exit=recovery.returncode,
                differences=len(diffs), facts_without_vectors=facts_without_vectors(after),
-               first_differences=[d.line() for d in diffs[:8]])
+               first_differences=[d.line() for d in diffs[:8]],
+               stderr=err.strip().splitlines()[-3:])
 
 
 def clean_ingest(source: Path, data: Path, embedder: str) -> Timeline:
@@ -261,7 +263,8 @@ def crash_run(index: int, target: str, kill_at: tuple[int, float], source: Path,
                exit_code=proc.returncode, error_lines=len(err.strip().splitlines()),
                unfinished=rows - done, recovery_exit=recovery.returncode,
                differences=len(diffs), facts_without_vectors=facts_without_vectors(after),
-               first_differences=[d.line() for d in diffs[:8]])
+               first_differences=[d.line() for d in diffs[:8]],
+               stderr=err.strip().splitlines()[-3:])
 
 
 def _describe(run: Run) -> str:
@@ -330,6 +333,9 @@ def main(argv: list[str] | None = None) -> int:
                 run = crash_run(index, target, kill_at, source, data, args.embedder, clean)
             runs.append(run)
             print(_describe(run), flush=True)
+            if not run.exit_ok:
+                for line in run.stderr:
+                    print(f"        stderr: {line[:300]}", flush=True)
             for line in run.first_differences:
                 print(f"        {line[:600]}", flush=True)
             if args.keep is None:
