@@ -76,16 +76,20 @@ async def _calls(params: StdioServerParameters, group: str) -> None:
             "add_document", {"name": "notes/harbor.md", "format": "markdown",
                              "content": "# Harbor\n\nMarta Vasko leads the Harbor Team."}))
         assert doc["outcome"] == "added" and doc["document"]["status"].lower() == "completed"
-        listing = await client.read_resource(f"knotwork://{group}/documents")
+        listing = await client.read_resource(f"knotwork://tenants/{group}/documents")
         assert "notes/harbor.md" in listing.contents[0].text
         gone = _structured(await client.call_tool(
             "delete_document", {"document_id": doc["document"]["id"]}))
         assert gone["documents"] == 1
-        listing = await client.read_resource(f"knotwork://{group}/documents")
+        listing = await client.read_resource(f"knotwork://tenants/{group}/documents")
         assert "notes/harbor.md" not in listing.contents[0].text
+        listed = {str(r.uri) for r in (await client.list_resources()).resources}
+        assert listed == {"knotwork://documents", "knotwork://reports/latest"}
+        mine = await client.read_resource("knotwork://documents")  # the process's --group
+        assert mine.contents[0].text == listing.contents[0].text
         templates = (await client.list_resource_templates()).resource_templates
-        assert {t.uri_template for t in templates} == {"knotwork://{group_id}/documents",
-                                                       "knotwork://{group_id}/reports/latest"}
+        assert {t.uri_template for t in templates} == {"knotwork://tenants/{group_id}/documents",
+                                                       "knotwork://tenants/{group_id}/reports/latest"}
 
 
 def test_mcp_stdio_with_the_sdk_client(make_settings: SettingsFactory) -> None:

@@ -105,16 +105,18 @@ async def _with_client(url: str, secret: str, calls: Any) -> Any:
 
 
 def test_sdk_client_reads_its_own_tenant(served: Served) -> None:
-    async def calls(client: Client) -> tuple[set[str], dict[str, Any], str]:
+    async def calls(client: Client) -> tuple[set[str], dict[str, Any], str, str]:
         tools = {t.name for t in (await client.list_tools()).tools}
         answer = await client.call_tool("query", {"query": "Who leads Project Larkspur?"})
-        listing = await client.read_resource(f"knotwork://{served.alpha}/documents")
-        return tools, answer.structured_content, listing.contents[0].text
+        listing = await client.read_resource(f"knotwork://tenants/{served.alpha}/documents")
+        mine = await client.read_resource("knotwork://documents")  # the key's tenant
+        return tools, answer.structured_content, listing.contents[0].text, mine.contents[0].text
 
-    tools, answer, listing = anyio.run(_with_client, served.url, served.keys["query"], calls)
+    tools, answer, listing, mine = anyio.run(_with_client, served.url, served.keys["query"], calls)
     assert {"query", "search", "entity", "add_episode", "delete_document"} <= tools
     assert "Aino Arnesen" in answer["answer"] and "Bakkerud" not in json.dumps(answer)
-    assert json.loads(listing)["total"] == 1
+    assert json.loads(listing)["total"] == 1 and json.loads(mine) == json.loads(listing)
+    assert "Bakkerud" not in mine
 
 
 def test_write_tools_need_the_ingest_scope(served: Served) -> None:

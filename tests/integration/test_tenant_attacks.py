@@ -313,9 +313,9 @@ def _mcp_attacks(stage: Stage) -> list[tuple[str, str, str]]:
         ("batch", "", "[" + call("query", f"{{{ask}}}") + ","
          + call("entity", f'{{"name": "Bram Bakkerud", "group_id": "{b}"}}') + "]"),
         ("resource", "", ('{"jsonrpc": "2.0", "id": 1, "method": "resources/read", '
-                         f'"params": {{"uri": "knotwork://{b}/documents"}}}}')),
+                         f'"params": {{"uri": "knotwork://tenants/{b}/documents"}}}}')),
         ("report", "", ('{"jsonrpc": "2.0", "id": 1, "method": "resources/read", '
-                       f'"params": {{"uri": "knotwork://{b}/reports/latest"}}}}')),
+                       f'"params": {{"uri": "knotwork://tenants/{b}/reports/latest"}}}}')),
         ("write", "", call("add_episode", f'{{"content": "Dana Dorn left.", "group_id": "{b}"}}')),
         ("delete", "", call("delete_document",
                             f'{{"document_id": "{stage.beta_document}", "group_id": "{b}"}}')),
@@ -366,3 +366,12 @@ def test_mcp_alpha_key_works_in_alpha(stage: Stage) -> None:
     assert response.status_code == 200, response.text
     result = response.json()["result"]
     assert result["isError"] is False and "Aino Arnesen" in result["structuredContent"]["answer"]
+    # the resource of "the caller's tenant" is alpha's for an alpha key (reads: not ingest-only)
+    for scope in ("query", "admin"):
+        read = {"jsonrpc": "2.0", "id": 2, "method": "resources/read",
+                "params": {"uri": "knotwork://documents"}}
+        response = stage.client.post("/mcp", json=read, headers={
+            **MCP_HEADERS, "Authorization": f"Bearer {stage.keys[scope]}"})
+        assert response.status_code == 200, response.text
+        listing = json.loads(response.json()["result"]["contents"][0]["text"])
+        assert listing["total"] >= 1 and not any(m in response.text for m in BETA_MARKERS)

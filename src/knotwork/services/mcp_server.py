@@ -6,8 +6,9 @@ its ``--group``) and Streamable HTTP mounted in the API at ``/mcp``
 
 Tools — read: ``query`` (a cited answer), ``search`` (hybrid search with a named preset),
 ``entity`` (look an entity up by id or name), ``traverse`` (k-hop neighbourhood); write (the
-ingest scope over HTTP): ``add_episode``, ``add_document``, ``delete_document``. Resource
-templates: ``knotwork://{group_id}/documents`` and ``knotwork://{group_id}/reports/latest``.
+ingest scope over HTTP): ``add_episode``, ``add_document``, ``delete_document``. Resources:
+``knotwork://documents`` and ``knotwork://reports/latest`` (the caller's tenant), and the
+templates ``knotwork://tenants/{group_id}/documents`` and ``knotwork://tenants/{group_id}/reports/latest``.
 
 Every tool takes an optional ``group_id``; over HTTP the tenant was decided before the SDK saw
 the request (a key bound to another tenant is refused with 403), over stdio it defaults to the
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, TypeVar
@@ -57,6 +59,9 @@ from knotwork.services.mcp_models import (
 )
 
 T = TypeVar("T")
+# the HTTP caller, set by the /mcp endpoint around the SDK's handling (the SDK's tasks copy
+# it): static resources take no Context
+CURRENT_CALLER: ContextVar[Caller | None] = ContextVar("knotwork_mcp_caller", default=None)
 WRITE_TOOLS = frozenset({"add_episode", "add_document", "delete_document"})
 STATE_KEY = "knotwork_mcp"  # where the HTTP endpoint leaves the request's Caller
 GroupArg = Annotated[str | None, Field(default=None, pattern=GROUP_PATTERN, description=(
@@ -98,8 +103,11 @@ class KnotworkMcp:
                          "question with citations, `search` and `entity` look things up.")
         self._register()
 
-    def caller(self, ctx: Context, group_id: str | None) -> Caller:
-        request = ctx.request_context.request if ctx.request_context else None
+    def caller(self, ctx: Context | None, group_id: str | None) -> Caller:
+        request = ctx.request_context.request if ctx is not None else None
+        bound = CURRENT_CALLER.get()
+        if ctx is None and bound is not None:
+            return bound
         if request is not None:
             decided = getattr(request.state, STATE_KEY, None)
             if not isinstance(decided, Caller):
@@ -246,16 +254,16 @@ class KnotworkMcp:
                                    entities=retired.entities)
 
         # -------------------------------------------------------------- resources
-        @mcp.resource("knotwork://{group_id}/documents", mime_type="application/json",
+        @mcp.resource("knotwork://tenants/{group_id}/documents", mime_type="application/json",
                       description="The tenant's documents with their processing status.")
-        def documents(group_id: str, ctx: Context) -> DocumentList:
+        def documents(group_id: str, ctx: Context | None) -> DocumentList:
             kw = self.caller(ctx, _resource_group(group_id)).reader()
             docs = _guard(kw.list_documents, ResourceError)
             return DocumentList(items=[DocumentView.of(d) for d in docs], total=len(docs))
 
-        @mcp.resource("knotwork://{group_id}/reports/latest", mime_type="text/markdown",
+        @mcp.resource("knotwork://tenants/{group_id}/reports/latest", mime_type="text/markdown",
                       description="The latest analyst report (communities, what changed).")
-        def latest_report(group_id: str, ctx: Context) -> str:
+        def latest_report(group_id: str, ctx: Context | None) -> str:
             from knotwork.communities.render import render_markdown
 
             kw = self.caller(ctx, _resource_group(group_id)).reader()
@@ -263,6 +271,17 @@ class KnotworkMcp:
             if report is None:
                 raise ResourceError("no report yet: build communities, then run `knotwork report`")
             return render_markdown(report)
+
+
+        @mcp.resource("knotwork://documents", mime_type="application/json",
+                      description="The documents of the caller's tenant with their status.")
+        def my_documents() -> DocumentList:
+            return documents(self.caller(None, None).tenant, None)
+
+        @mcp.resource("knotwork://reports/latest", mime_type="text/markdown",
+                      description="The latest analyst report of the caller's tenant.")
+        def my_latest_report() -> str:
+            return latest_report(self.caller(None, None).tenant, None)
 
 
 def _resource_group(group_id: str) -> str:

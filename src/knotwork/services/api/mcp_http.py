@@ -3,7 +3,7 @@
 Before the SDK sees a request, :func:`auth.admit` decides it exactly as for a REST route: the
 key (401 / 403), the scope (``ingest`` when the body calls a write tool, else ``query``), the
 tenant (:func:`tenancy.decide` over every tenant the request names: ``?group_id=``, every
-``group_id`` key of the body, each ``resources/read`` URI's ``knotwork://{group_id}/…``) and
+``group_id`` key of the body, each ``resources/read`` URI's ``knotwork://tenants/{group_id}/…``) and
 the rate limit. A refusal is a problem+json response. The
 decision travels to the tools on the request's state as a :class:`mcp_server.Caller`.
 
@@ -26,10 +26,16 @@ from starlette.types import Message, Receive, Scope, Send
 from knotwork.domain.auth import Scope as KeyScope
 from knotwork.services.api.auth import admit
 from knotwork.services.api.tenancy import FIELD, Named
-from knotwork.services.mcp_server import STATE_KEY, WRITE_TOOLS, Caller, KnotworkMcp
+from knotwork.services.mcp_server import (
+    CURRENT_CALLER,
+    STATE_KEY,
+    WRITE_TOOLS,
+    Caller,
+    KnotworkMcp,
+)
 
 PATH = "/mcp"
-RESOURCE_SCHEME = "knotwork://"
+RESOURCE_SCHEME = "knotwork://tenants/"
 
 
 def _messages(body: bytes) -> tuple[list[dict[str, object]], list[object]]:
@@ -113,8 +119,8 @@ class McpEndpoint:
             await response(scope, receive, send)
             return
         app = request.app
-        scope.setdefault("state", {})[STATE_KEY] = Caller(app.state.knotwork, tenant, key,
-                                                          app.state.write_lock)
+        caller = Caller(app.state.knotwork, tenant, key, app.state.write_lock)
+        scope.setdefault("state", {})[STATE_KEY] = caller
         replayed = False
 
         async def replay() -> Message:  # the body was read for the decision: hand it on
@@ -124,4 +130,8 @@ class McpEndpoint:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()
 
-        await self.mcp.server.session_manager.handle_request(scope, replay, send)
+        token = CURRENT_CALLER.set(caller)  # for the static resources (no Context)
+        try:
+            await self.mcp.server.session_manager.handle_request(scope, replay, send)
+        finally:
+            CURRENT_CALLER.reset(token)
