@@ -1,14 +1,17 @@
 """Fit the weak-entity filter (knotwork.ingestion.extraction.entity_filter) on one corpus and
 report it on another.
 
-    python -m bench.fit_entity_filter FIT_CORPUS REPORT_CORPUS [REPORT_CORPUS ...]
+    python -m bench.fit_entity_filter FIT_CORPUS REPORT_CORPUS [REPORT_CORPUS ...] [--rows DIR]
 
 Each corpus directory has confluence/, slack/ and truth/entities.json (the development corpora
 format). The corpus is ingested in process into a temporary data dir with the filter off; every
 chunk entity with only weak votes is recorded with its features and labelled by whether its
 name or an alias is a gold entity's name or alias. A logistic regression is fitted on the first
 corpus; for each corpus the share of weak junk dropped and of weak gold entities dropped at
-the threshold is printed, then the weights to paste into ``entity_filter.WEIGHTS``.
+the threshold is printed, for the weights in use and for the new fit, then the new weights to
+paste into ``entity_filter.WEIGHTS``. ``--rows DIR`` keeps each corpus's collected rows there
+(``<corpus>.json``) and reads them back on the next run instead of ingesting again (delete the
+file after changing :func:`entity_filter.features`).
 """
 
 from __future__ import annotations
@@ -70,11 +73,29 @@ def report(name: str, rows: list[Row], weights: dict[str, float],
           f"gold {gold_dropped}/{len(gold)} = {gold_dropped / max(len(gold), 1):.2f}")
 
 
+def _rows(corpus: Path, cache: Path | None) -> list[Row]:
+    path = cache / f"{corpus.name}.json" if cache is not None else None
+    if path is not None and path.exists():
+        return [(list(v), str(n), bool(g)) for v, n, g in json.loads(path.read_text())]
+    rows = collect(corpus)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(rows))
+    return rows
+
+
 def main(argv: list[str]) -> int:
     from sklearn.linear_model import LogisticRegression
 
+    cache = None
+    if "--rows" in argv:
+        at = argv.index("--rows")
+        cache = Path(argv[at + 1])
+        argv = argv[:at] + argv[at + 2:]
     corpora = [Path(a) for a in argv]
-    data = {c.name: collect(c) for c in corpora}
+    data = {c.name: _rows(c, cache) for c in corpora}
+    for name, rows in data.items():
+        report(name + " (weights in use)", rows, entity_filter.WEIGHTS)
     fit = data[corpora[0].name]
     x = np.array([r[0] for r in fit])
     y = np.array([r[2] for r in fit])
