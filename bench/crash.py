@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import sqlite3
@@ -76,6 +77,14 @@ class Run:
             return True
         return (self.exit_code == 2 and self.error_lines == 1) \
             or (self.exit_code == 0 and self.unfinished == 0)
+
+
+_PROGRESS = re.compile(r"^[a-z][a-z -]*: \d+(?:/\d+)?[ ,]")  # 'ingest: 16/31 (52%), 2.1/s, …'
+
+
+def _error_lines(stderr: str) -> int:
+    """The lines a command said on stderr besides its periodic progress lines."""
+    return sum(1 for line in stderr.strip().splitlines() if not _PROGRESS.match(line))
 
 
 def _env(data: Path, embedder: str) -> dict[str, str]:
@@ -187,7 +196,7 @@ def worker_run(index: int, rng: random.Random, worker_s: float, source: Path, da
     after = _state(data, embedder)
     diffs = compare(clean, after)
     return Run(index=index, target="worker", batch=-1 if early else 0, kill_at_s=round(delay, 3), killed=killed,
-               exit_code=proc.returncode, error_lines=len(err.strip().splitlines()),
+               exit_code=proc.returncode, error_lines=_error_lines(err),
                unfinished=rows - done, recovery_exit=recovery.returncode,
                differences=len(diffs), facts_without_vectors=facts_without_vectors(after),
                first_differences=[d.line() for d in diffs[:8]],
@@ -260,7 +269,7 @@ def crash_run(index: int, target: str, kill_at: tuple[int, float], source: Path,
     after = _state(data, embedder)
     diffs = compare(clean, after)
     return Run(index=index, target=target, batch=batch, kill_at_s=round(delay, 3), killed=killed,
-               exit_code=proc.returncode, error_lines=len(err.strip().splitlines()),
+               exit_code=proc.returncode, error_lines=_error_lines(err),
                unfinished=rows - done, recovery_exit=recovery.returncode,
                differences=len(diffs), facts_without_vectors=facts_without_vectors(after),
                first_differences=[d.line() for d in diffs[:8]],
