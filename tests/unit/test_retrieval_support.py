@@ -6,8 +6,9 @@ from datetime import UTC, datetime
 
 from knotwork.domain.models import Entity, EntityType, Fact, RelationType
 from knotwork.retrieval.coverage import focus_terms, uncovered_terms
-from knotwork.retrieval.local import Unit, _siblings
+from knotwork.retrieval.local import Unit
 from knotwork.retrieval.multihop import decompose
+from knotwork.retrieval.siblings import siblings as _siblings
 from knotwork.retrieval.support import unsupported
 
 NOW = datetime(2025, 1, 1, tzinfo=UTC)

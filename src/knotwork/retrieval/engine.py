@@ -19,6 +19,7 @@ from knotwork.domain.ports import CacheLayer
 from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.aggregate import aggregate, parse_aggregate
 from knotwork.retrieval.answer_writer import AnswerStream, answer_writer
+from knotwork.retrieval.answerability import calibrate
 from knotwork.retrieval.config import DriftConfig, GlobalSearchConfig, LocalSearchConfig
 from knotwork.retrieval.drift import DriftSearch
 from knotwork.retrieval.global_search import GlobalSearch
@@ -123,14 +124,18 @@ class QueryEngine:
 
     # ------------------------------------------------------------------ modes
     def local(self, question: str, *, as_of: datetime | None, max_context_tokens: int,
-              seed_entity_ids: tuple[str, ...] = ()) -> QueryResult:
+              seed_entity_ids: tuple[str, ...] = (), calibrated: bool = False) -> QueryResult:
+        """``calibrated``: a local search answer the answerability model finds unlikely to be
+        right is withheld (the question's own answer; DRIFT's follow-ups are not)."""
         if not seed_entity_ids:
             result = multi_hop(self.local_search, question, as_of=as_of,
                                max_context_tokens=max_context_tokens)
             if result is not None:
                 return result
-        return self.local_search.run(question, as_of=as_of, max_context_tokens=max_context_tokens,
-                                     mode=QueryMode.LOCAL, seed_entity_ids=seed_entity_ids)
+        result, support = self.local_search.answer(
+            question, as_of=as_of, max_context_tokens=max_context_tokens, mode=QueryMode.LOCAL,
+            seed_entity_ids=seed_entity_ids)
+        return calibrate(result, support, NO_ANSWER) if calibrated else result
 
     def global_(self, question: str, *, as_of: datetime | None, max_context_tokens: int,
                 community_level: int | None = None, top_k: int | None = None) -> QueryResult:
@@ -280,7 +285,7 @@ class QueryEngine:
                                 parts=routed.parts if routed else ())
         else:
             result = self.local(question, as_of=as_of, max_context_tokens=max_context_tokens,
-                                seed_entity_ids=seed_entity_ids)
+                                seed_entity_ids=seed_entity_ids, calibrated=True)
         if result.mode_used in (QueryMode.GLOBAL, QueryMode.DRIFT) and result.answer != NO_ANSWER:
             result = self._check_support(question, result)
         if routed is not None:

@@ -108,3 +108,9 @@ def bm25_term_scores(query: str, docs: Sequence[Sequence[str]], k1: float = 1.2,
     if top <= 0:
         return [0.0] * len(docs)
     return [0.5 * (s / top) + 0.5 * len(shared) / len(q) for s, shared in zip(raw, present, strict=True)]
+
+
+def overlap(a: str, b: str) -> float:
+    """Jaccard overlap of two texts' terms."""
+    ta, tb = set(_terms(a)), set(_terms(b))
+    return len(ta & tb) / (len(ta | tb) or 1)

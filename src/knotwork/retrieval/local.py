@@ -19,15 +19,17 @@ from knotwork.domain.timeutil import holds_at, to_iso
 from knotwork.ingestion.chunking import count_tokens
 from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.acronyms import spell_out_acronyms
+from knotwork.retrieval.answerability import AnswerSupport, measure
 from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.config import LocalSearchConfig
 from knotwork.retrieval.coverage import focus_terms, uncovered_terms
 from knotwork.retrieval.definitions import definition_bonus
 from knotwork.retrieval.hints import hint_bonus
-from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, terms
+from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, overlap, term_set, terms
 from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase, unshadowed
 from knotwork.retrieval.reasons import duration_bonus, reason_bonus, reason_first
 from knotwork.retrieval.sentences import as_sentence, join_answer, split_sentences, strip_markup
+from knotwork.retrieval.siblings import siblings as same_relation
 from knotwork.retrieval.tech_category import category_first, unsupported_category
 from knotwork.retrieval.tech_stack import is_home_company
 from knotwork.retrieval.temporal_question import held_then, undated_when, when_note
@@ -99,6 +101,11 @@ class LocalSearch:
         return list(self._by_keys[wanted])
 
     # ------------------------------------------------------------------ seeds
+    def anchors(self, question: str) -> list[Entity]:
+        """The known entities the question names in capitalised words (not "report", "first")."""
+        return [e for words, e in self.named_in(question)
+                if any(w[:1].isupper() or w[:1].isdigit() for w in words.split())]
+
     def named_in(self, question: str) -> list[tuple[str, Entity]]:
         """(the words, the entity) for each known entity the question names (name, alias or
         first name), longest words first."""
@@ -228,6 +235,13 @@ class LocalSearch:
             max_context_tokens: int = 4000, mode: QueryMode = QueryMode.LOCAL,
             seed_entity_ids: Sequence[str] = ()) -> QueryResult:
         """``seed_entity_ids``: starting points given by the caller, added to the found ones."""
+        return self.answer(question, as_of=as_of, max_context_tokens=max_context_tokens,
+                           mode=mode, seed_entity_ids=seed_entity_ids)[0]
+
+    def answer(self, question: str, *, as_of: datetime | None = None,
+               max_context_tokens: int = 4000, mode: QueryMode = QueryMode.LOCAL,
+               seed_entity_ids: Sequence[str] = ()) -> tuple[QueryResult, AnswerSupport | None]:
+        """The answer and its support for the answerability model (None: abstained here)."""
         cfg = self._cfg
         qvec = self._rt.embedder.embed([question])[0]
         seeds = self.seed_entities(question, qvec)
@@ -253,7 +267,7 @@ class LocalSearch:
             trace.append(f"abstained: nothing is known about {', '.join(unknown)}")
             return QueryResult(answer=f"I found nothing about {unknown[0]} in the knowledge graph.",
                                citations=[], confidence=0.05, mode_used=mode, context="",
-                               reasoning_trace=trace)
+                               reasoning_trace=trace), None
         missing = uncovered_terms(question, seeds, pool)
         why: str | None = None
         if ranked and missing and not analyze(question).types and \
@@ -275,25 +289,25 @@ class LocalSearch:
         if why is not None:
             trace.append(f"abstained: {why}")
             return QueryResult(answer=NO_ANSWER, citations=[], confidence=0.1, mode_used=mode,
-                               context="", reasoning_trace=trace)
+                               context="", reasoning_trace=trace), None
         if not ranked or ranked[0].score < cfg.min_answer_score:
             best = ranked[0].score if ranked else 0.0
             trace.append(f"abstained: best support {best:.2f} < {cfg.min_answer_score}")
             return QueryResult(answer=NO_ANSWER, citations=[], confidence=round(min(0.2, max(best, 0.0)), 3),
-                               mode_used=mode, context="", reasoning_trace=trace)
+                               mode_used=mode, context="", reasoning_trace=trace), None
         top = ranked[0]
         chosen = [top]
         for u in ranked[1 : cfg.answer_units + 2]:
             if len(chosen) >= cfg.answer_units or u.score < top.score * cfg.answer_relative_cutoff:
                 break
-            if all(_overlap(u.text, c.text) < 0.5 for c in chosen):
+            if all(overlap(u.text, c.text) < 0.5 for c in chosen):
                 chosen.append(u)
         if undated_when(question, [u.display or u.text for u in chosen],
                         top.fact is not None and top.fact.type in analyze(question).types):
             trace.append("abstained: the evidence states no date")
             return QueryResult(answer=NO_ANSWER, citations=[], confidence=0.1, mode_used=mode,
-                               context="", reasoning_trace=trace)
-        siblings = _siblings(question, top, chosen, facts, seeds, cfg.list_answer_max)
+                               context="", reasoning_trace=trace), None
+        siblings = same_relation(question, top, chosen, facts, seeds, cfg.list_answer_max)
         if siblings:
             trace.append(f"listed {len(siblings)} more facts of the same relation")
         # siblings are found against the chosen units themselves (so none repeats one); then a
@@ -314,10 +328,14 @@ class LocalSearch:
         context = self._context(seeds, ranked, resolver, max_context_tokens)
         confidence = round(max(0.0, min(1.0, top.score)), 3)
         trace.append(f"answer from {'fact' if top.fact else 'source sentence'} (score {top.score:.2f})")
+        support = measure(question, ranked, chosen, self.anchors(question), focus_terms(question, seeds),
+                          term_set(*(x for u in pool for x in (u.text, u.context))),
+                          top.fact is not None and top.fact.type in analyze(question).types,
+                          self.find_by_keys)
         return QueryResult(answer=answer, citations=citations, confidence=confidence, mode_used=mode,
                            context=context, reasoning_trace=trace,
                            entities=[e for e, _ in seeds.values()],
-                           facts=[u.fact for u in ranked if u.fact is not None][:20])
+                           facts=[u.fact for u in ranked if u.fact is not None][:20]), support
 
     def _answer_kind_bonus(self, question: str, seeds: dict[str, tuple[Entity, float]],
                            facts: list[Unit]) -> None:
@@ -426,44 +444,6 @@ def question_keys(question: str) -> dict[str, str]:
     return keys
 
 
-_LIST_QUESTION = re.compile(
-    r"^\s*(?:who|what|which)\s+(?:are|were)\b|\b(?:members|list|all|every)\b|^\s*which\s+\w+s\b",
-    re.IGNORECASE)
-def _siblings(question: str, top: Unit, chosen: list[Unit], facts: list[Unit],
-              seeds: dict[str, tuple[Entity, float]], limit: int) -> list[Unit]:
-    """A question about a relation of a named entity is answered by every fact of that
-    relation at that entity ("Who reports to X?" lists all reports), not just the best."""
-    hints = analyze(question)
-    named = {eid for eid, (_, score) in seeds.items() if score >= 0.8}
-    if not named or not hints.types:
-        return []
-    if top.fact is not None and top.fact.type in hints.types:
-        anchor = top.fact
-        ends = [e for e in (anchor.source_id, anchor.target_id) if e in named]
-        if not ends:
-            return []
-        end = ends[0]
-        same = [u for u in facts if u.fact is not None and u.fact.type is anchor.type
-                and (u.fact.source_id if end == anchor.source_id else u.fact.target_id) == end]
-    elif _LIST_QUESTION.search(question):
-        same = [u for u in facts if u.fact is not None and u.fact.type in hints.types
-                and (u.fact.source_id in named or u.fact.target_id in named)]
-        if len(same) < 2:
-            return []
-    else:
-        return []
-    have = {id(u) for u in chosen}
-    texts = [c.text for c in chosen]
-    out: list[Unit] = []
-    for u in sorted(same, key=lambda u: (-u.bonus, u.text)):
-        if id(u) not in have and all(_overlap(u.text, t) < 0.8 for t in texts):
-            out.append(u)
-            texts.append(u.text)
-        if len(out) >= limit:
-            break
-    return out
-
-
 def _recency_bonus(units: list[Unit], bonus: float) -> None:
     """Newer evidence wins close calls: up to ``bonus`` for the newest unit."""
     times = [u.time.timestamp() for u in units if u.time is not None]
@@ -473,13 +453,6 @@ def _recency_bonus(units: list[Unit], bonus: float) -> None:
     for u in units:
         if u.time is not None:
             u.bonus += bonus * (u.time.timestamp() - low) / span
-
-
-def _overlap(a: str, b: str) -> float:
-    ta, tb = set(terms(a)), set(terms(b))
-    return len(ta & tb) / (len(ta | tb) or 1)
-
-
 
 
 def _dedupe(units: list[Unit]) -> list[Unit]:
