@@ -116,7 +116,7 @@ def holds_answer(kind: AnswerType, text: str, question: str, named: Iterable[Ent
     asked = {a.id for a in anchors}
     question_words = {w.lower() for w in _WORDS.findall(question)}
     wanted = _ENTITY_TYPES[kind]
-    # a value the question itself states ("Ji-hoon" in "before Ji-hoon Yoon") is no answer,
+    # a value the question itself states ("Ondrej" in "before Ondrej Vasko") is no answer,
     # whichever duplicate entity carries it
     if any(e.type in wanted and e.id not in asked
            and not {w.lower() for w in _WORDS.findall(e.name)} <= question_words for e in named):
