@@ -1,7 +1,7 @@
 """Fit the answerability model (knotwork.retrieval.answerability) on one corpus, report another.
 
     python -m bench.fit_answerability FIT_DATA_DIR FIT_CORPUS [REPORT_DATA_DIR REPORT_CORPUS]
-        [--write] [--cache DIR] [--l2 0.1] [--max-false 0.04]
+        [--write] [--voice formal] [--cache DIR] [--l2 0.1] [--max-false 0.04]
 
 A data dir is one a corpus was ingested into (``corpus_eval.py CORPUS --keep DIR``); a corpus
 dir holds ``questions.jsonl`` (``question``, ``category``, ``answer``, ``answer_aliases``,
@@ -198,6 +198,7 @@ def main() -> None:
     ap.add_argument("--l2", type=float, default=0.1)
     ap.add_argument("--max-false", type=float, default=0.04)
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--voice", default="held-in", help="the fit corpus's voice, for the provenance")
     ap.add_argument("--cache", type=Path, help="keep each corpus's rows in this dir (refit fast)")
     a = ap.parse_args()
     def cached(corpus: Path) -> Path | None:
@@ -207,10 +208,10 @@ def main() -> None:
     w, b = fit(train, a.l2)
     model = AnswerModel(FEATURES, tuple(round(float(v), 4) for v in w), round(b, 4), 0.0, "")
     t = round(threshold_for(train, model, a.max_false), 4)
-    voice = a.fit[1].name
+    voice = a.fit[1].name  # the model's provenance names the corpus voice (--voice), not the corpus
     got = figures(train, AnswerModel(FEATURES, model.weights, model.bias, t, ""))
     model = AnswerModel(FEATURES, model.weights, model.bias, t,
-                        f"fitted on the {voice} development corpus "
+                        f"fitted on the {a.voice} development corpus "
                         f"({sum(r.support is not None for r in train)} local answers, "
                         f"L2 {a.l2}): {got.line()}")
     print(json.dumps(dict(zip(FEATURES, model.weights, strict=True)), indent=1))
