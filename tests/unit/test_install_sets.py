@@ -208,3 +208,11 @@ def test_the_demo_drops_only_what_the_product_never_imports(makefile: Makefile,
     extras = project["optional-dependencies"]
     assert isinstance(extras, dict)
     assert "sentence-transformers" in {Requirement(d).name.lower() for d in extras["dev"]}
+
+
+def test_the_image_drops_the_same_packages(makefile: Makefile) -> None:
+    text = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")
+    parts = [p.strip() for p in re.split(r"\|\||&&|;|\n", text)]
+    dropped = {a.lower() for p in parts if "pip uninstall" in p
+               for a in p.split("pip uninstall", 1)[1].split() if not a.startswith("-")}
+    assert dropped - {"knotwork"} == set(makefile.variables["NOT_IMPORTED"].split())
