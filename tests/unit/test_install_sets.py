@@ -164,3 +164,55 @@ def test_the_base_dependencies_hold_no_dev_tool(project: dict[str, object]) -> N
     assert not base & {Requirement(d).name.lower() for d in extras["llm"]}
     for name in ("pytest", "ruff", "selenium", "schemathesis", "hypothesis", "recordlinkage"):
         assert name not in base, name
+
+
+def _imported_modules(root: Path) -> set[str]:
+    """The top-level module of every import statement under root."""
+    import ast
+
+    found: set[str] = set()
+    for file in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(file.read_text(), str(file))):
+            if isinstance(node, ast.Import):
+                found.update(a.name.split(".")[0] for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.add(node.module.split(".")[0])
+    return found
+
+
+def test_the_demo_drops_only_what_the_product_never_imports(makefile: Makefile,
+                                                            project: dict[str, object]) -> None:
+    from importlib.metadata import packages_distributions
+
+    commands = makefile.commands(f"{makefile.variables['VENV']}/.knotwork-product")
+    parts = [p.strip() for c in commands for p in re.split(r"\|\||&&|;", c)]
+    removals = [p for p in parts if "pip uninstall" in p]
+    installs = [i for i, p in enumerate(parts) if "pip install" in p and "-e ." in p]
+    assert removals and installs
+    # removed after the package's own install pulled them in, or they come straight back
+    assert min(parts.index(r) for r in removals) > max(installs)
+    dropped = {a.lower() for r in removals for a in r.split("pip uninstall", 1)[1].split()
+               if not a.startswith("-")}
+    assert dropped
+    # never a package the product names as its own dependency
+    deps = project["dependencies"]
+    assert isinstance(deps, list)
+    assert not dropped & {Requirement(d).name.lower() for d in deps}
+    # and no module of theirs is imported anywhere in the product
+    modules = {m for m, dists in packages_distributions().items()
+               if {d.lower() for d in dists} & dropped}
+    modules |= {d.replace("-", "_") for d in dropped}
+    imported = _imported_modules(ROOT / "src" / "knotwork")
+    assert not modules & imported, modules & imported
+    # the dev toolchain (the tests' embedding oracle) still has sentence-transformers
+    extras = project["optional-dependencies"]
+    assert isinstance(extras, dict)
+    assert "sentence-transformers" in {Requirement(d).name.lower() for d in extras["dev"]}
+
+
+def test_the_image_drops_the_same_packages(makefile: Makefile) -> None:
+    text = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")
+    parts = [p.strip() for p in re.split(r"\|\||&&|;|\n", text)]
+    dropped = {a.lower() for p in parts if "pip uninstall" in p
+               for a in p.split("pip uninstall", 1)[1].split() if not a.startswith("-")}
+    assert dropped - {"knotwork"} == set(makefile.variables["NOT_IMPORTED"].split())
