@@ -144,9 +144,13 @@ def test_sigterm_stops_the_embedded_graph_server_with_the_cli(tmp_path: Path) ->
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     state_file = data / "falkordb" / "server.json"
     deadline = time.monotonic() + 120
-    while not state_file.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    server_pid = int(json.loads(state_file.read_text())["pid"])
+    server_pid = None
+    while server_pid is None and time.monotonic() < deadline:
+        try:  # the file may exist before its content is written
+            server_pid = int(json.loads(state_file.read_text())["pid"])
+        except (OSError, ValueError, KeyError):
+            time.sleep(0.1)
+    assert server_pid is not None, "the embedded FalkorDB never started"
     proc.send_signal(signal.SIGTERM)
     proc.communicate(timeout=120)
     assert proc.returncode != 0
