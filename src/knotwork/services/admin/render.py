@@ -108,7 +108,7 @@ def entity_card(view: EntityView, candidate: ReviewCandidate | None, attached: b
             f"<span class='muted'>{escape(e.type.value)}{' · attached' if attached else ''}</span></div>"
             f"<div class='muted'>{escape(e.id)}</div>"
             f"<div>aliases: <span class='aliases'>{escape(', '.join(e.aliases) or '—')}</span></div>"
-            f"<div>evidence: {e.evidence_count} · mentions: {view.mentions_count}</div>"
+            f"<div>mentions: {view.mentions_count}</div>"
             f"<div>{escape(e.summary or '')}</div>{_scores(candidate)}{examples}{action}</div>")
 
 
