@@ -49,17 +49,6 @@ def test_a_numbering_first_column_leaves_the_subject_to_the_next_cell() -> None:
     assert facts == {("Marta Vasko", "LEADS", "Pricing Engine")}
 
 
-def test_the_owner_of_a_decision_or_action_item_row_does_not_lead_it() -> None:
-    text = "Decision: Move billing to the new ledger; Owner: Marta Vasko; Status: Decided"
-    facts = _facts(text, [("Move billing to the new ledger", EntityType.CONCEPT, 0),
-                          ("Marta Vasko", P, 0)])
-    assert ("Marta Vasko", "LEADS", "Move billing to the new ledger") not in facts
-    # the same column under a system's row names who leads it
-    text = "System: Pricing Engine; Owner: Marta Vasko; Tier: 1"
-    assert _facts(text, [("Pricing Engine", EntityType.PRODUCT, 0), ("Marta Vasko", P, 0)]) == {
-        ("Marta Vasko", "LEADS", "Pricing Engine")}
-
-
 def test_the_facts_of_a_row_share_the_row_read_from_its_subject() -> None:
     text = "Name: Ondrej Vasko; Title: Staff Engineer; Reports to: Marta Vasko"
     hits = table_row_relations(text, _mentions(text, [("Ondrej Vasko", P, 0), ("Marta Vasko", P, 0)]))

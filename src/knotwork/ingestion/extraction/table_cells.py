@@ -16,9 +16,8 @@ title beside the manager) and cites the table's document.
 Hit rates measured by ``bench/table_columns.py`` on the two development corpora (stated facts a
 gold relation confirms; corpus A / corpus B): reports_to .92 / .95 (38 / 37 stated), located_in
 .92 / .86 (52 / 55), member_of .66 / .39 (35 / 44; most misses are team names the gold spells
-otherwise), lead .50 / 1.0 (2 / 4), owner - / .50 (0 / 2), account_owner .38 / - (8 / 0); the
-other rules stated nothing there. (With "Owner" read as lead for any row, lead was .13 / .83
-(8 / 6): the owners of decision and action-item rows.)
+otherwise), lead .13 / .83 (8 / 6), account_owner .38 / - (8 / 0); the other rules stated
+nothing there.
 """
 
 from __future__ import annotations
@@ -63,14 +62,9 @@ HEADER_RULES: tuple[HeaderRule, ...] = (
           r"|(?:technical |main |primary |key |local )?contact(?: at .{1,30})?|point of contact|poc",
           R.MANAGES, True, _THINGS | {L}, {P}),
     _rule("lead", r"(?:tech(?:nical)? |team |project |programme |program |product |area |"
-          r"workstream |stream |fix )?(?:lead|leads|leader)|head|led by|run by|"
-          r"(?:project |program |programme |product )?manager|director|chair|sponsor|"
+          r"workstream |stream |fix )?(?:lead|leads|leader|owner|owners|dri)|head|led by|run by|"
+          r"owned by|(?:project |program |programme |product )?manager|director|chair|sponsor|"
           r"incident commander|captain", R.LEADS, True, _THINGS, {P}),
-    # an owner leads a team, system or product; the "Owner" of a decision, action item or
-    # ticket row (a concept or event) is who does it, not who leads it
-    _rule("owner", r"(?:tech(?:nical)? |team |project |product |system |service )?"
-          r"(?:owner|owners|dri)|owned by", R.LEADS, True,
-          frozenset({O, EntityType.PRODUCT, EntityType.TECHNOLOGY}), {P}),
     # under a "Unit" header a name statistical NER called a product ("Acquiring Gateway") is a team
     _rule("member_of", r"unit|team|sub-?team|squad|group|department|dept|division|org|"
           r"organi[sz]ation|practice|chapter|tribe|pod|crew|studio team|home team",
