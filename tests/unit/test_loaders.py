@@ -230,9 +230,7 @@ def test_slack_sample_export() -> None:
         assert noise not in everything
     assert "Jenkins will be shut down on March 31, 2025." in everything  # edited message
     assert skipped == 6
-    assert len([d for d in documents if d.episode_source is EpisodeSource.MESSAGE]) == 9
-    # and the workspace's member list, as one directory document (see slack_roster)
-    assert [d.source_id for d in documents if d.episode_source is EpisodeSource.DIRECTORY] == ["users.json"]
+    assert len(documents) == 9
 
 
 def test_render_slack_text() -> None:
@@ -350,7 +348,6 @@ def test_slack_threads_noise_and_edits(tmp_path: Path) -> None:
         "eng/1709286120.000200",
         "eng/1709290200.000000",
         "ops/1709370100.000000",
-        "users.json",  # the member list (slack_roster)
     ]
     assert skipped == 6  # join, bot_message, bot_id, deleted text, tombstone, purpose
     thread = by_id["eng/1709286120.000200"]
@@ -450,7 +447,7 @@ def test_load_path_sample_counts() -> None:
         5,
         1,
     )
-    assert (slack.kind, len(slack.documents)) == (SourceKind.SLACK, 10)  # 9 threads + members
+    assert (slack.kind, len(slack.documents)) == (SourceKind.SLACK, 9)
 
 
 def test_error_nonexistent_path(tmp_path: Path) -> None:

@@ -48,9 +48,6 @@ class EpisodeSource(StrEnum):
     MESSAGE = "message"
     TEXT = "text"
     JSON = "json"
-    # structured records (a workspace's member list): evidence for facts, never quoted as an
-    # answer sentence (see ``ingestion.loaders.slack_roster``)
-    DIRECTORY = "directory"
 
 
 class SourceSystem(StrEnum):

@@ -14,7 +14,6 @@ from knotwork.domain.models import Entity, EntityMention, Episode, Fact
 from knotwork.ingestion.extraction.change import relation_ended
 from knotwork.ingestion.extraction.temporal import validity
 from knotwork.ingestion.extraction.types import ChunkExtraction, LocalEntity
-from knotwork.ingestion.extraction.workspace import ROSTER_METHOD
 from knotwork.ingestion.facts import contradictions, fact_id, merge_into, same_fact
 from knotwork.ingestion.summary_text import summary_with, summary_without
 from knotwork.resolution.exact import entity_keys, lookup_keys
@@ -151,7 +150,7 @@ class BatchBuilder:
                 if src == tgt:
                     continue
                 valid_at, invalid_at = validity(rel.fact, episode.valid_at)
-                if rel.ended or relation_ended(episode.content, rel, ex.entities):
+                if relation_ended(episode.content, rel, ex.entities):
                     # "moves from the Fraud Team to …", "replacing Katarina": held until then
                     valid_at, invalid_at = None, invalid_at or valid_at or episode.valid_at
                 elif valid_at is None and invalid_at is not None and invalid_at <= episode.valid_at:
@@ -239,8 +238,6 @@ class BatchBuilder:
         by_entity: dict[str, list[Fact]] = {}
         ended: dict[str, set[str]] = {}
         for fact in result.facts.values():
-            if fact.extraction_method == ROSTER_METHOD:
-                continue  # a member list's record says nothing an entity's summary should
             for endpoint in (fact.source_id, fact.target_id):
                 if fact.invalid_at is None:
                     by_entity.setdefault(endpoint, []).append(fact)

@@ -24,7 +24,6 @@ from knotwork.domain.models import (
     Document,
     Entity,
     Episode,
-    EpisodeSource,
     ProcessingStatus,
     RawDocument,
 )
@@ -42,7 +41,6 @@ from knotwork.ingestion.embedding_text import (
 )
 from knotwork.ingestion.extraction.mentions import KnownName
 from knotwork.ingestion.extraction.types import ChunkExtraction
-from knotwork.ingestion.extraction.workspace import roster_extraction
 from knotwork.ingestion.graph_builder import BatchBuilder, BatchResult
 from knotwork.ingestion.lineage import Lineage, Retired
 from knotwork.ingestion.passage_work import PassageWork, PendingPassages, one_core_each
@@ -162,9 +160,7 @@ class IngestionPipeline:
         when it asks for them before they are done)."""
         settings = self._rt.settings
         rows = passage_rows({p.document.id: p.document.title for p in batch},
-                            [e for p in batch for e in p.episodes
-                             if e.source is not EpisodeSource.DIRECTORY],  # records: no passages
-                            settings.passage_tokens)
+                            [e for p in batch for e in p.episodes], settings.passage_tokens)
         embed = one_core_each(passage_embedder(self._rt.embedder, settings.late_chunk_facts))
         work = PassageWork([text for _, _, text, _ in rows], embed).submit(pool)
         return PendingPassages(rows, work)
@@ -349,10 +345,10 @@ class IngestionPipeline:
         if passages is None:
             with ThreadPoolExecutor(max_workers=1, thread_name_prefix="passages") as pool:
                 embedding = self._submit_passages(pool, batch)
-                extractions = _extract(rt, episodes, known, context)
+                extractions = rt.extractor.extract([e.content for e in episodes], known, context)
                 embedded = embedding.result()
         else:
-            extractions = _extract(rt, episodes, known, context)
+            extractions = rt.extractor.extract([e.content for e in episodes], known, context)
             embedded = passages.result(spare=queued[0] if queued else None)
         shared = any(not q.done() for q in queued)
         with self._guard(), one_core_left() if shared else nullcontext():
@@ -506,16 +502,6 @@ class IngestionPipeline:
             p.document.id: len({eid for e in p.episodes
                                 for eid in result.entities_per_episode.get(e.id, set())})
             for p in batch})
-
-
-def _extract(rt: Runtime, episodes: Sequence[Episode], known: dict[str, KnownName],
-             context: Sequence[KnownName]) -> list[ChunkExtraction]:
-    """The extractor reads text; a directory's records (a workspace's member list) are read
-    as records (``extraction.workspace``)."""
-    texts = [e.content for e in episodes if e.source is not EpisodeSource.DIRECTORY]
-    read = iter(rt.extractor.extract(texts, known, context) if texts else [])
-    return [roster_extraction(e.content, known) if e.source is EpisodeSource.DIRECTORY
-            else next(read) for e in episodes]
 
 
 def _unclean(text: str) -> bool:

@@ -13,14 +13,7 @@ from datetime import datetime
 
 import numpy as np
 
-from knotwork.domain.models import (
-    Entity,
-    EntityType,
-    EpisodeSource,
-    Fact,
-    QueryMode,
-    QueryResult,
-)
+from knotwork.domain.models import Entity, EntityType, Fact, QueryMode, QueryResult
 from knotwork.domain.ports import Collection
 from knotwork.domain.timeutil import holds_at, to_iso
 from knotwork.ingestion.chunking import count_tokens
@@ -37,7 +30,6 @@ from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase
 from knotwork.retrieval.reasons import duration_bonus, reason_bonus, reason_first
 from knotwork.retrieval.sentences import as_sentence, join_answer, split_sentences, strip_markup
 from knotwork.retrieval.siblings import siblings as same_relation
-from knotwork.retrieval.structural import expand_past_records, structural_methods
 from knotwork.retrieval.tech_category import category_first, unsupported_category
 from knotwork.retrieval.tech_stack import is_home_company
 from knotwork.retrieval.temporal_question import held_then, undated_when, when_note
@@ -145,26 +137,25 @@ class LocalSearch:
 
     # ------------------------------------------------------------------ units
     def _fact_units(self, seeds: dict[str, tuple[Entity, float]], qvec: Sequence[float],
-                    as_of: datetime | None, question: str = "") -> list[Unit]:
+                    as_of: datetime | None) -> list[Unit]:
         cfg = self._cfg
         units: dict[str, Unit] = {}
-        structural = structural_methods(analyze(question).types if question else set())
         strong = [eid for eid, (_, s) in seeds.items() if s >= 0.8] or list(seeds)
-        for hit in expand_past_records(self._rt.graph, self._group, strong, depth=cfg.max_hops,
-                                       as_of=as_of, limit=cfg.fact_limit, methods=structural):
+        for hit in self._rt.graph.expand_facts(self._group, strong, depth=cfg.max_hops,
+                                               as_of=as_of, limit=cfg.fact_limit):
             bonus = cfg.bonus_seed_fact if hit.hop == 0 else cfg.bonus_near_fact / hit.hop
             bonus += min(cfg.bonus_evidence_max, cfg.bonus_per_evidence * (len(hit.fact.episodes) - 1))
             units[hit.fact.id] = Unit(hit.fact.fact, list(hit.fact.episodes), hit.fact, bonus,
                                       time=hit.fact.valid_at)
-        found = self._rt.vectors.search(Collection.FACTS, qvec, group_id=self._group,
-                                        limit=cfg.fact_vector_limit)
-        extra = [h.id for h in found if h.id not in units]
+        hits = self._rt.vectors.search(Collection.FACTS, qvec, group_id=self._group,
+                                       limit=cfg.fact_vector_limit)
+        extra = [h.id for h in hits if h.id not in units]
         for fact in self._rt.graph.get_facts(self._group, extra):
-            if holds_at(fact.valid_at, fact.invalid_at, as_of) and fact.extraction_method not in structural:
+            if holds_at(fact.valid_at, fact.invalid_at, as_of):
                 units[fact.id] = Unit(fact.fact, list(fact.episodes), fact, time=fact.valid_at)
-        for scored in found:  # the stored vector encodes the fact sentence: its cosine is exact
-            if scored.id in units:
-                units[scored.id].cosine = scored.score
+        for hit in hits:  # the stored vector encodes the fact sentence: its cosine is exact
+            if hit.id in units:
+                units[hit.id].cosine = hit.score
         return list(units.values())
 
     def _sentence_units(self, qvec: Sequence[float], facts: list[Unit],
@@ -182,8 +173,6 @@ class LocalSearch:
         names = [n for e, s in seeds.values() if s >= 0.8 for n in [e.name, *e.aliases]]
         units: list[Unit] = []
         for ep in episodes:
-            if ep.source is EpisodeSource.DIRECTORY:
-                continue  # records, not sentences (a workspace's member list)
             # a later document only speaks for as_of where a sentence dates what it says
             later = as_of is not None and ep.valid_at > as_of
             heading = ""
@@ -258,7 +247,7 @@ class LocalSearch:
         seeds = self.seed_entities(question, qvec)
         for entity in self.entities(list(seed_entity_ids)):
             seeds[entity.id] = (entity, 1.0)
-        facts = self._fact_units(seeds, qvec, as_of, question)
+        facts = self._fact_units(seeds, qvec, as_of)
         hint_bonus(question, seeds, facts, self._cfg)
         self._answer_kind_bonus(question, seeds, facts)
         pool = _dedupe(facts + self._sentence_units(qvec, facts, seeds, as_of))

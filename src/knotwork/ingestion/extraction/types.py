@@ -47,7 +47,6 @@ class LocalRelation:
     start: int  # sentence offsets in the chunk
     end: int
     method: str = "rule"
-    ended: bool = False  # the evidence says it no longer holds (a deactivated member)
 
 
 @dataclass(slots=True)

@@ -24,7 +24,6 @@ from typing import Any, Protocol
 from knotwork.domain.models import EpisodeSource, RawDocument, SourceSystem
 from knotwork.ingestion.loaders.confluence import parse_json_bytes
 from knotwork.ingestion.loaders.errors import LoaderError
-from knotwork.ingestion.loaders.slack_roster import roster_document
 
 __all__ = [
     "channel_documents",
@@ -352,10 +351,8 @@ def unknown_user_ids(messages: Iterable[Mapping[str, Any]], users: Mapping[str, 
 def _load_export(files: _Files, notes: list[str] | None = None
                  ) -> tuple[list[RawDocument], int]:
     users: dict[str, str] = {}
-    members: object = None
     if files.exists("users.json"):
-        members = parse_json_bytes(files.read("users.json"), "users.json")
-        users = user_names(members)
+        users = user_names(parse_json_bytes(files.read("users.json"), "users.json"))
     channels = _channel_list(files)
     channel_names = {channel_id: name for channel_id, name in channels if channel_id}
     acls = private_channel_acls(files)
@@ -380,10 +377,6 @@ def _load_export(files: _Files, notes: list[str] | None = None
                          "kept as raw ids")
         documents.extend(found)
         skipped += dropped
-    last = max((d.modified_at for d in documents if d.modified_at is not None), default=None)
-    roster = roster_document(members, last)
-    if roster is not None:
-        documents.append(roster)
     return documents, skipped
 
 
