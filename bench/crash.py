@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -58,12 +59,12 @@ class Run:
     batch: int  # the kill came this long after the batch was begun (-1: after the start)
     kill_at_s: float
     killed: bool  # False: the ingest finished before the kill
-    exit_code: int
-    error_lines: int
-    unfinished: int  # documents not COMPLETED after the kill
-    recovery_exit: int
-    differences: int
-    facts_without_vectors: int
+    exit_code: int = 0
+    error_lines: int = 0
+    unfinished: int = 0  # documents not COMPLETED after the kill
+    recovery_exit: int = 0
+    differences: int = 0
+    facts_without_vectors: int = 0
     first_differences: list[str] = field(default_factory=list)
     stderr: list[str] = field(default_factory=list)  # the killed command's last lines
 
@@ -189,18 +190,30 @@ def worker_run(index: int, rng: random.Random, worker_s: float, source: Path, da
             killed = True
             break
         time.sleep(0.01)
+    def recover() -> int:
+        recovery = _worker(data, embedder)
+        recovery.communicate(timeout=1800)
+        return recovery.returncode
+
+    return _outcome(Run(index=index, target="worker", batch=-1 if early else 0,
+                        kill_at_s=round(delay, 3), killed=killed), proc, recover, data,
+                    embedder, clean)
+
+
+def _outcome(run: Run, proc: subprocess.Popen[str], recover: Callable[[], int], data: Path,
+             embedder: str, clean: Snapshot) -> Run:
+    """After the kill: the killed process's exit, the documented recovery, and the stores
+    compared with the clean run's."""
     _, err = proc.communicate(timeout=600)
     rows, done = _documents(data)
-    recovery = _worker(data, embedder)
-    recovery.communicate(timeout=1800)
+    run.recovery_exit = recover()
     after = _state(data, embedder)
     diffs = compare(clean, after)
-    return Run(index=index, target="worker", batch=-1 if early else 0, kill_at_s=round(delay, 3), killed=killed,
-               exit_code=proc.returncode, error_lines=_error_lines(err),
-               unfinished=rows - done, recovery_exit=recovery.returncode,
-               differences=len(diffs), facts_without_vectors=facts_without_vectors(after),
-               first_differences=[d.line() for d in diffs[:8]],
-               stderr=err.strip().splitlines()[-3:])
+    run.exit_code, run.error_lines, run.unfinished = proc.returncode, _error_lines(err), rows - done
+    run.differences, run.facts_without_vectors = len(diffs), facts_without_vectors(after)
+    run.first_differences = [d.line() for d in diffs[:8]]
+    run.stderr = err.strip().splitlines()[-3:]
+    return run
 
 
 def clean_ingest(source: Path, data: Path, embedder: str) -> Timeline:
@@ -262,18 +275,12 @@ def crash_run(index: int, target: str, kill_at: tuple[int, float], source: Path,
                 killed = True
                 break
         time.sleep(0.01)
-    _, err = proc.communicate(timeout=600)
-    rows, done = _documents(data)
-    recovery = subprocess.run(_command("ingest", str(source)), env=_env(data, embedder),
-                              capture_output=True, text=True, timeout=900, check=False)
-    after = _state(data, embedder)
-    diffs = compare(clean, after)
-    return Run(index=index, target=target, batch=batch, kill_at_s=round(delay, 3), killed=killed,
-               exit_code=proc.returncode, error_lines=_error_lines(err),
-               unfinished=rows - done, recovery_exit=recovery.returncode,
-               differences=len(diffs), facts_without_vectors=facts_without_vectors(after),
-               first_differences=[d.line() for d in diffs[:8]],
-               stderr=err.strip().splitlines()[-3:])
+    def recover() -> int:
+        return subprocess.run(_command("ingest", str(source)), env=_env(data, embedder),
+                              capture_output=True, text=True, timeout=900, check=False).returncode
+
+    return _outcome(Run(index=index, target=target, batch=batch, kill_at_s=round(delay, 3),
+                        killed=killed), proc, recover, data, embedder, clean)
 
 
 def _describe(run: Run) -> str:

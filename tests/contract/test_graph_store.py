@@ -793,3 +793,23 @@ def test_entity_episode_ids_and_delete_mentions(store: GraphStore, group: str,
     assert store.entity_episode_ids(group, "ent-a") == ["ep-2"]
     assert store.episode_entity_ids(group, "ep-2") == ["ent-a", "ent-b"]
     assert store.counts(group).mentions == 2
+
+
+def test_entity_evidence_counts_mentioning_episodes_and_the_earliest(
+        store: GraphStore, group: str, other_group: str) -> None:
+    """Evidence count and first-seen time are read from the MENTIONS edges as they are now
+    (issue 18: not accumulated per batch)."""
+    store.upsert_entities([ent(group, k) for k in ("a", "b", "c")])
+    store.upsert_episodes([episode(group, "1", valid_at=T0 + timedelta(days=3)),
+                           episode(group, "2", valid_at=T0 + timedelta(days=1)),
+                           episode(group, "3", valid_at=T0 + timedelta(days=5))])
+    store.upsert_mentions(group, [("ep-1", "ent-a"), ("ep-2", "ent-a"), ("ep-3", "ent-b"),
+                                  ("ep-1", "ent-a")])
+    got = store.entity_evidence(group, ["ent-a", "ent-b", "ent-c", "ent-missing"])
+    assert set(got) == {"ent-a", "ent-b", "ent-c"}
+    assert (got["ent-a"].episodes, got["ent-a"].first_seen) == (2, T0 + timedelta(days=1))
+    assert (got["ent-b"].episodes, got["ent-b"].first_seen) == (1, T0 + timedelta(days=5))
+    assert (got["ent-c"].episodes, got["ent-c"].first_seen) == (0, None)
+    assert store.entity_evidence(other_group, ["ent-a"]) == {}
+    store.delete_mentions(group, [("ep-2", "ent-a")])
+    assert store.entity_evidence(group, ["ent-a"])["ent-a"].first_seen == T0 + timedelta(days=3)

@@ -164,6 +164,15 @@ class GraphCounts(_Model):
     mentions: int
 
 
+class EntityEvidence(_Model):
+    """What the episodes mentioning an entity say about it now (issue 18): how many there
+    are and the earliest one's time. An entity's evidence count and first-seen time are
+    these, recomputed, so they do not depend on the batches or the order that wrote them."""
+
+    episodes: int
+    first_seen: datetime | None = None
+
+
 class FactHit(_Model):
     fact: Fact
     hop: int  # 0 = touches a seed entity

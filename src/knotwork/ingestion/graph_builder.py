@@ -15,7 +15,7 @@ from knotwork.ingestion.extraction.change import relation_ended
 from knotwork.ingestion.extraction.temporal import validity
 from knotwork.ingestion.extraction.types import ChunkExtraction, LocalEntity
 from knotwork.ingestion.facts import contradictions, fact_id, merge_into, same_fact
-from knotwork.ingestion.summary_text import summary_with, summary_without
+from knotwork.ingestion.summary_text import resummarized
 from knotwork.resolution.exact import entity_keys, lookup_keys
 from knotwork.resolution.ingest import BatchResolution, ResolutionIndex
 from knotwork.resolution.normalize import normalize_name
@@ -23,9 +23,6 @@ from knotwork.resolution.scoring import ResolutionConfig
 
 EntityLookup = Callable[[Sequence[str]], list[Entity]]
 FactLookup = Callable[[Sequence[str]], list[Fact]]
-
-_SUMMARY_SENTENCES = 4
-_SUMMARY_CHARS = 600
 
 
 @dataclass
@@ -61,8 +58,8 @@ class BatchBuilder:
     def build(self, items: Sequence[tuple[Episode, ChunkExtraction]]) -> BatchResult:
         result = BatchResult()
         local_ids = self._resolve_all(items, result)
-        self._facts(items, local_ids, result)
-        self._summaries(result)
+        known = self._facts(items, local_ids, result)
+        self._summaries(result, known)
         if self._index is not None:
             self._index.record(result.entities.values(), result.resolution)
         return result
@@ -142,7 +139,8 @@ class BatchBuilder:
 
     # ------------------------------------------------------------------ facts
     def _facts(self, items: Sequence[tuple[Episode, ChunkExtraction]], local_ids: list[list[str]],
-               result: BatchResult) -> None:
+               result: BatchResult) -> _KnownFacts | None:
+        """The facts of every endpoint this batch proposes a fact for, as they stand after it."""
         proposed: list[Fact] = []
         for (episode, ex), ids in zip(items, local_ids, strict=True):
             for rel in ex.relations:
@@ -165,9 +163,9 @@ class BatchBuilder:
                     valid_at=valid_at, invalid_at=invalid_at,
                     created_at=self._now, extraction_method=rel.method))
         if not proposed:
-            return
+            return None
         involved = sorted({f.source_id for f in proposed} | {f.target_id for f in proposed})
-        known = _KnownFacts(self._facts_of(involved))
+        known = _KnownFacts(self._facts_of(involved), involved)
         result.previous_facts.update(known.by_id)
         same_kind = self._kinds(known.by_id.values(), result)
         for new in sorted(proposed, key=lambda f: f.valid_at or self._now):
@@ -185,6 +183,7 @@ class BatchBuilder:
                 known.put(ended)
                 result.facts[ended.id] = ended
         self._recheck_ends(known, result, same_kind)
+        return known
 
     def _recheck_ends(self, known: _KnownFacts, result: BatchResult,
                       same_kind: Callable[[str, str], bool]) -> None:
@@ -233,35 +232,53 @@ class BatchBuilder:
         return lambda a, b: kind(a) is not None and kind(a) == kind(b)
 
     # ------------------------------------------------------------------ summaries
-    def _summaries(self, result: BatchResult) -> None:
-        """Extractive summary: the entity's most confident current fact sentences."""
+    def _summaries(self, result: BatchResult, known: _KnownFacts | None) -> None:
+        """Extractive summary of every entity whose facts changed: its most confident current
+        fact sentences, recomputed from all its facts (issue 18: not appended batch by batch,
+        so any batch order ends with the same summary). An endpoint the batch does not
+        mention (the other end of a fact it ended) is updated too."""
+        touched = {e for f in result.facts.values() for e in (f.source_id, f.target_id)}
+        if not touched:
+            return
+        facts = dict(known.by_id) if known is not None else {}
+        complete = known.endpoints() if known is not None else set()
+        if touched - complete:
+            facts.update((f.id, f) for f in self._facts_of(sorted(touched - complete)))
+        facts.update(result.facts)
         by_entity: dict[str, list[Fact]] = {}
-        ended: dict[str, set[str]] = {}
-        for fact in result.facts.values():
+        for fact in facts.values():
             for endpoint in (fact.source_id, fact.target_id):
-                if fact.invalid_at is None:
+                if endpoint in touched:
                     by_entity.setdefault(endpoint, []).append(fact)
-                else:
-                    ended.setdefault(endpoint, set()).add(fact.fact)
-        for entity_id in set(by_entity) | set(ended):
+        absent = sorted(touched - result.entities.keys())
+        if absent and self._entities_of is not None:
+            for entity in self._entities_of(absent):
+                result.previous_entities.setdefault(entity.id, entity)
+                result.entities[entity.id] = entity
+        for entity_id in sorted(touched):
             entity = result.entities.get(entity_id)
             if entity is None:
                 continue
-            facts = sorted(by_entity.get(entity_id, []), key=lambda f: (-f.confidence, f.fact))
-            summary = summary_with(summary_without(entity.summary, ended.get(entity_id, ())),
-                                   [f.fact for f in facts], _SUMMARY_SENTENCES, _SUMMARY_CHARS)
-            result.entities[entity_id] = entity.model_copy(update={"summary": summary})
+            summary = resummarized(entity.summary, by_entity.get(entity_id, []))
+            if summary != entity.summary:
+                result.entities[entity_id] = entity.model_copy(
+                    update={"summary": summary, "updated_at": self._now})
 
 
 class _KnownFacts:
     """The facts a batch is checked against, indexed by endpoint and type: a hub entity's
     thousands of facts are not scanned once per new fact."""
 
-    def __init__(self, facts: Iterable[Fact]) -> None:
+    def __init__(self, facts: Iterable[Fact], complete: Iterable[str] = ()) -> None:
+        self._complete = frozenset(complete)
         self.by_id: dict[str, Fact] = {}
         self._by_end: dict[tuple[str, str], dict[str, None]] = {}
         for fact in facts:
             self.put(fact)
+
+    def endpoints(self) -> set[str]:
+        """The entities all of whose facts were read (the far ends of their facts are not)."""
+        return set(self._complete)
 
     def put(self, fact: Fact) -> None:
         self.by_id[fact.id] = fact

@@ -15,7 +15,9 @@ The lineage choice:
   The deletion is recorded in the audit log (action ``fact.retired``) with the fact's text,
   type, endpoints, validity and the documents whose change or deletion withdrew it.
 * An entity then left with no mention and no fact is deleted too (``entity.retired``);
-  surviving endpoints drop the retired facts' sentences from their summaries (re-embedded);
+  surviving entities (endpoints, and those the withdrawn episodes mentioned) get their
+  evidence count, first-seen time and extractive summary recomputed (``entity_evidence``,
+  re-embedded when the summary changed);
   communities holding a touched entity are marked stale and, with inline summaries on,
   re-summarised.
 * A document deleted at its source is withdrawn the same way, swept, and then its SQL row is
@@ -38,16 +40,14 @@ import structlog
 
 from knotwork.communities.incremental import needs_rebuild, stale_communities
 from knotwork.domain.ids import stable_id
-from knotwork.domain.models import AuditEvent, Document, Entity, Fact
+from knotwork.domain.models import AuditEvent, Document, Fact
 from knotwork.domain.ports import Collection
 from knotwork.domain.timeutil import to_iso, utcnow
 from knotwork.ingestion.embedding_text import (
     chunk_passage_ids,
-    entity_point,
-    entity_text,
     fact_point,
 )
-from knotwork.ingestion.summary_text import summary_without
+from knotwork.ingestion.entity_evidence import refresh_entities
 from knotwork.ingestion.vector_writes import stored_vectors
 
 if TYPE_CHECKING:
@@ -77,6 +77,8 @@ class Lineage:
         self._rt = runtime
         self._group = group_id
         self._communities = communities
+        # entities whose evidence a withdrawal changed: the next sweep recomputes them
+        self._touched: set[str] = set()
 
     # ------------------------------------------------------------------ steps
 
@@ -95,18 +97,27 @@ class Lineage:
                     for pid in chunk_passage_ids(chunk.id, chunk.content, tokens)]
         if passages:
             self._rt.vectors.delete(Collection.CHUNKS, passages)
-        return self._rt.graph.detach_document_episodes(self._group, [d.id for d in documents])
+        graph = self._rt.graph
+        for episode_id in chunk_ids:  # the entities these episodes mention lose evidence
+            self._touched.update(graph.episode_entity_ids(self._group, episode_id))
+        return graph.detach_document_episodes(self._group, [d.id for d in documents])
+
+    def touch(self, entity_ids: Iterable[str]) -> None:
+        """Have the next sweep recompute these entities' evidence fields too."""
+        self._touched.update(entity_ids)
 
     def sweep(self, reason: str, documents: Sequence[Document]) -> Retired:
         """Retire facts without evidence, then entities without mentions or facts."""
         graph, vectors, group = self._rt.graph, self._rt.vectors, self._group
         facts = graph.unevidenced_facts(group)
+        touched, self._touched = self._touched, set()
         if facts:
             graph.delete_facts(group, [f.id for f in facts])
             vectors.delete(Collection.FACTS, [f.id for f in facts])
-            self._revalidate([f.id for f in facts])
+            touched |= self._revalidate([f.id for f in facts])
         orphans = graph.orphan_entity_ids(group)
         if not facts and not orphans:
+            refresh_entities(self._rt, group, touched)
             return Retired()
         endpoints = {e for f in facts for e in (f.source_id, f.target_id)}
         stale = self._stale_communities(endpoints | set(orphans))
@@ -114,7 +125,9 @@ class Lineage:
         if orphans:
             graph.delete_entities(group, orphans)
             vectors.delete(Collection.ENTITIES, orphans)
-        self._prune_summaries(endpoints - set(orphans), facts)
+        # survivors: evidence count, first seen and summary as the evidence left says
+        refresh_entities(self._rt, group, (touched | endpoints) - set(orphans),
+                         gone={f.id: f.fact for f in facts})
         self._audit_retired(reason, documents, facts, names)
         self._refresh(stale, len(facts), len(orphans))
         log.info("lineage.retired", group=group, reason=reason, facts=len(facts),
@@ -140,14 +153,15 @@ class Lineage:
 
     # ------------------------------------------------------------------ helpers
 
-    def _revalidate(self, retired: Sequence[str]) -> None:
-        """Facts that retired facts had ended hold again: nothing says they stopped now."""
+    def _revalidate(self, retired: Sequence[str]) -> set[str]:
+        """Facts that retired facts had ended hold again: nothing says they stopped now.
+        Returns their endpoints."""
         graph, vectors = self._rt.graph, self._rt.vectors
         back = [f.model_copy(update={"invalid_at": None, "expired_at": None,
                                      "invalidated_by": None})
                 for f in graph.facts_invalidated_by(self._group, retired) if f.episodes]
         if not back:
-            return
+            return set()
         graph.upsert_facts(back)
         stored = stored_vectors(vectors, Collection.FACTS, self._group, [f.id for f in back])
         missing = [f for f in back if f.id not in stored]
@@ -155,6 +169,7 @@ class Lineage:
                           self._rt.embedder.embed([f.fact for f in missing]), strict=True))
         vectors.upsert(Collection.FACTS, [fact_point(f, stored[f.id]) for f in back])
         log.info("lineage.revalidated", group=self._group, facts=len(back))
+        return {e for f in back for e in (f.source_id, f.target_id)}
 
     def _stale_communities(self, entity_ids: Iterable[str]) -> list[str]:
         graph, group = self._rt.graph, self._group
@@ -189,24 +204,6 @@ class Lineage:
             self._communities.build()  # drops communities the retirement emptied
         elif settings.community_inline_summaries:
             self._communities.refresh(stale)
-
-    def _prune_summaries(self, entity_ids: set[str], facts: Sequence[Fact]) -> None:
-        """Surviving endpoints forget the retired facts' sentences (summaries are extractive)."""
-        gone = {f.fact for f in facts}
-        if not entity_ids or not gone:
-            return
-        now = utcnow()
-        changed: list[Entity] = []
-        for entity in self._rt.graph.get_entities(self._group, sorted(entity_ids)):
-            kept = summary_without(entity.summary, gone)
-            if kept != entity.summary:
-                changed.append(entity.model_copy(update={"summary": kept, "updated_at": now}))
-        if not changed:
-            return
-        self._rt.graph.upsert_entities(changed)
-        embedded = self._rt.embedder.embed([entity_text(e) for e in changed])
-        self._rt.vectors.upsert(Collection.ENTITIES, [
-            entity_point(e, v) for e, v in zip(changed, embedded, strict=True)])
 
     def _audit_retired(self, reason: str, documents: Sequence[Document],
                        facts: Sequence[Fact], entities: dict[str, str]) -> None:

@@ -39,12 +39,13 @@ from knotwork.ingestion.embedding_text import (
     fact_point,
     passage_point,
 )
+from knotwork.ingestion.entity_evidence import with_evidence
 from knotwork.ingestion.extraction.mentions import KnownName
 from knotwork.ingestion.extraction.types import ChunkExtraction
 from knotwork.ingestion.graph_builder import BatchBuilder, BatchResult
 from knotwork.ingestion.lineage import Lineage, Retired
 from knotwork.ingestion.passage_work import PassageWork, PendingPassages, one_core_each
-from knotwork.ingestion.recovery import crashed, uncount, undo_endings
+from knotwork.ingestion.recovery import crashed, undo_endings
 from knotwork.ingestion.vector_writes import (
     EmbeddedPassages,
     passage_embedder,
@@ -230,10 +231,9 @@ class IngestionPipeline:
             if not unfinished:
                 return Retired()
             graph = self._rt.graph
-            counted = undo_endings(graph, self._group, unfinished, episode_ids)
+            # what the dead batches wrote is recomputed by the sweep (evidence fields, issue 18)
+            self._lineage.touch(undo_endings(graph, self._group, unfinished, episode_ids))
             episodes = self._lineage.withdraw(unfinished)
-            if episodes:
-                uncount(graph, self._group, counted)
             retired = self._lineage.sweep("recovered", unfinished) if episodes else Retired()
         self._known = None
         retired.documents, retired.episodes = len(unfinished), episodes
@@ -440,10 +440,17 @@ class IngestionPipeline:
         writes) would keep its sentence through a rollback, out of place when the redo adds it."""
         graph, stored = self._rt.graph, result.previous_entities
         graph.upsert_episodes(episodes)
-        graph.upsert_entities([e for e in result.entities.values() if e.id not in stored])
+        created = {e.id: e for e in result.entities.values() if e.id not in stored}
+        graph.upsert_entities(list(created.values()))
         graph.upsert_mentions(self._group, result.graph_mentions)
+        # evidence count and first-seen time as the mentions now say (issue 18)
+        evidence = graph.entity_evidence(self._group, list(result.entities))
+        now = episodes[0].created_at if episodes else utcnow()
+        for entity_id, entity in list(result.entities.items()):
+            result.entities[entity_id] = with_evidence(entity, evidence.get(entity_id), now)
         graph.upsert_facts(list(result.facts.values()))
-        graph.upsert_entities([e for e in result.entities.values() if e.id in stored])
+        graph.upsert_entities([e for e in result.entities.values()
+                               if e.id in stored or e != created[e.id]])
 
     def _write_vectors(self, passages: EmbeddedPassages, result: BatchResult, *,
                        redo: bool = False) -> None:

@@ -3,10 +3,10 @@
 An attempt marks its batch PROCESSING in SQL before its first graph write and COMPLETED after
 its last write (``IngestionPipeline._begin`` / ``_complete``); a row left PROCESSING (or
 FAILED by a worker) is a dead attempt's, whose episodes ``IngestionPipeline.roll_back``
-withdraws. An entity's ``evidence_count`` grew by one for each batch that mentioned it, so
-the rollback gives back the one the dead attempt's batch added: a batch's episodes are
-written first, with the batch's time as ``created_at``, which every entity it writes carries
-as ``updated_at`` and every fact it ends as ``expired_at``; those facts hold again.
+withdraws. A batch's episodes are written first, with the batch's time as ``created_at``,
+which every entity it writes carries as ``updated_at`` and every fact it ends as
+``expired_at``: those facts hold again, and the entities it wrote have their evidence fields
+recomputed by the sweep after the withdrawal (``entity_evidence``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from datetime import datetime, timedelta
 from knotwork.domain.ids import stable_id
 from knotwork.domain.models import Document, ProcessingStatus
 from knotwork.domain.ports import GraphStore
-from knotwork.domain.timeutil import utcnow
 
 _SAME_TIME = timedelta(milliseconds=1)  # stored times are ISO strings (microseconds)
 
@@ -70,17 +69,7 @@ def revalidate(graph: GraphStore, group: str, times: set[datetime]) -> int:
 def undo_endings(graph: GraphStore, group: str, documents: Sequence[Document],
                  episode_ids: Sequence[str]) -> set[str]:
     """Before the dead batches' episodes are withdrawn: the facts they ended hold again;
-    returns the entities whose evidence count they raised (``uncount`` after the withdrawal)."""
+    returns the entities they wrote (recomputed after the withdrawal)."""
     times = batch_times(graph, group, documents, episode_ids)
     revalidate(graph, group, times)
     return touched_by(graph, group, times)
-
-
-def uncount(graph: GraphStore, group: str, entity_ids: set[str]) -> None:
-    """Give back the evidence count a rolled-back batch added to these entities."""
-    if not entity_ids:
-        return
-    now = utcnow()
-    graph.upsert_entities([
-        e.model_copy(update={"evidence_count": max(1, e.evidence_count - 1), "updated_at": now})
-        for e in graph.get_entities(group, sorted(entity_ids))])

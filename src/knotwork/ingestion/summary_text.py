@@ -13,7 +13,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from knotwork.domain.models import Fact
+
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+SUMMARY_SENTENCES = 4
+SUMMARY_CHARS = 600
 
 
 def closed(sentence: str) -> str:
@@ -58,3 +62,32 @@ def summary_with(summary: str, sentences: Iterable[str], max_sentences: int,
         out = f"{out} {text}" if out else text
         count += 1
     return " ".join(s for s in SENTENCE_END.split(out)[:max_sentences] if s)[:max_chars]
+
+
+def _current(fact: Fact) -> bool:
+    return fact.invalid_at is None and fact.expired_at is None and bool(fact.episodes)
+
+
+def extractive_summary(facts: Iterable[Fact], max_sentences: int = SUMMARY_SENTENCES,
+                       max_chars: int = SUMMARY_CHARS) -> str:
+    """An entity's extractive summary as a function of its facts (issue 18): the sentences of
+    its current evidenced facts, most confident first (ties by sentence), each once."""
+    current = sorted((f for f in facts if _current(f)), key=lambda f: (-f.confidence, f.fact))
+    return summary_with("", [f.fact for f in current], max_sentences, max_chars)
+
+
+def resummarized(summary: str, facts: Iterable[Fact], gone: Iterable[str] = ()) -> str:
+    """The summary an entity with these facts (all of them, ended ones too) should have.
+
+    A summary made only of fact sentences (``gone``: sentences of facts just retired) is
+    machine-written and recomputed: ``extractive_summary``, whatever order the facts came
+    in. One with other text (written by a person or an LLM) is kept, less the sentences of
+    facts that ended or went, plus current fact sentences up to the bound."""
+    facts = list(facts)
+    every = [*(f.fact for f in facts), *gone]
+    if not summary_without(summary, every):
+        return extractive_summary(facts)
+    ended = [f.fact for f in facts if not _current(f)]
+    current = sorted((f for f in facts if _current(f)), key=lambda f: (-f.confidence, f.fact))
+    return summary_with(summary_without(summary, [*ended, *gone]), [f.fact for f in current],
+                        SUMMARY_SENTENCES, SUMMARY_CHARS)

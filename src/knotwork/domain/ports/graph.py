@@ -10,6 +10,7 @@ from knotwork.domain.models import (
     Community,
     CommunityState,
     Entity,
+    EntityEvidence,
     Episode,
     Fact,
     FactHit,
@@ -120,6 +121,10 @@ class GraphStore(Protocol):
 
     def entity_episode_ids(self, group_id: str, entity_id: str) -> list[str]:
         """Ids of the episodes with a MENTIONS edge to the entity, sorted."""
+        ...
+
+    def entity_evidence(self, group_id: str, ids: Sequence[str]) -> dict[str, EntityEvidence]:
+        """Per existing entity: how many episodes mention it, and the earliest one's valid_at."""
         ...
 
     def delete_mentions(self, group_id: str, pairs: Sequence[tuple[str, str]]) -> int:

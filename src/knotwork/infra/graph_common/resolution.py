@@ -7,6 +7,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
+from knotwork.domain.models import EntityEvidence
+from knotwork.domain.timeutil import from_iso
 from knotwork.infra.graph_common import resolution_cypher as rq
 from knotwork.infra.graph_common.records import Row, batches, validate_group_id
 
@@ -24,6 +26,17 @@ class ResolutionCypherMixin(ABC):
         rows = self._run(group_id, rq.ENTITY_EPISODE_IDS,
                          {"group_id": group_id, "entity_id": entity_id})
         return [str(r["id"]) for r in rows]
+
+    def entity_evidence(self, group_id: str, ids: Sequence[str]) -> dict[str, EntityEvidence]:
+        validate_group_id(group_id)
+        out: dict[str, EntityEvidence] = {}
+        for chunk in batches(list(dict.fromkeys(ids)), self.batch_size):
+            for row in self._run(group_id, rq.ENTITY_EVIDENCE,
+                                 {"group_id": group_id, "ids": list(chunk)}):
+                starts = [t for t in (from_iso(str(v)) for v in row["starts"] or [] if v) if t]
+                out[str(row["id"])] = EntityEvidence(episodes=int(row["episodes"]),
+                                                     first_seen=min(starts, default=None))
+        return out
 
     def delete_mentions(self, group_id: str, pairs: Sequence[tuple[str, str]]) -> int:
         validate_group_id(group_id)

@@ -11,6 +11,12 @@ WHERE e.id = $entity_id
 RETURN DISTINCT ep.id AS id
 ORDER BY id"""
 
+ENTITY_EVIDENCE: Final = """
+UNWIND $ids AS entity_id
+MATCH (e:Entity {group_id: $group_id, id: entity_id})
+OPTIONAL MATCH (ep:Episodic {group_id: $group_id})-[:MENTIONS]->(e)
+RETURN entity_id AS id, collect(DISTINCT ep.valid_at) AS starts, count(DISTINCT ep) AS episodes"""
+
 DELETE_MENTIONS: Final = """
 UNWIND $rows AS row
 MATCH (ep:Episodic {group_id: $group_id, id: row.episode_id})-[m:MENTIONS]->(e:Entity {group_id: $group_id, id: row.entity_id})
