@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from datetime import UTC, datetime
 
 from knotwork.domain.models import Fact
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 SUMMARY_SENTENCES = 4
 SUMMARY_CHARS = 600
+_EARLIEST = datetime.min.replace(tzinfo=UTC)
 
 
 def closed(sentence: str) -> str:
@@ -68,12 +70,19 @@ def _current(fact: Fact) -> bool:
     return fact.invalid_at is None and fact.expired_at is None and bool(fact.episodes)
 
 
+def _ranked(facts: Iterable[Fact]) -> list[Fact]:
+    """Current facts in the order a chronological ingest would add them: the longest
+    standing first (a later fact joins at the end, so the lead sentences an entity's vector
+    encodes stay), then the most confident, then by sentence."""
+    return sorted((f for f in facts if _current(f)),
+                  key=lambda f: (f.valid_at or _EARLIEST, -f.confidence, f.fact))
+
+
 def extractive_summary(facts: Iterable[Fact], max_sentences: int = SUMMARY_SENTENCES,
                        max_chars: int = SUMMARY_CHARS) -> str:
     """An entity's extractive summary as a function of its facts (issue 18): the sentences of
-    its current evidenced facts, most confident first (ties by sentence), each once."""
-    current = sorted((f for f in facts if _current(f)), key=lambda f: (-f.confidence, f.fact))
-    return summary_with("", [f.fact for f in current], max_sentences, max_chars)
+    its current evidenced facts (``_ranked``), each once."""
+    return summary_with("", [f.fact for f in _ranked(facts)], max_sentences, max_chars)
 
 
 def resummarized(summary: str, facts: Iterable[Fact], gone: Iterable[str] = ()) -> str:
@@ -88,6 +97,5 @@ def resummarized(summary: str, facts: Iterable[Fact], gone: Iterable[str] = ()) 
     if not summary_without(summary, every):
         return extractive_summary(facts)
     ended = [f.fact for f in facts if not _current(f)]
-    current = sorted((f for f in facts if _current(f)), key=lambda f: (-f.confidence, f.fact))
-    return summary_with(summary_without(summary, [*ended, *gone]), [f.fact for f in current],
+    return summary_with(summary_without(summary, [*ended, *gone]), [f.fact for f in _ranked(facts)],
                         SUMMARY_SENTENCES, SUMMARY_CHARS)
