@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import Self, Unpack
 
 from pydantic import BaseModel, ConfigDict
 
@@ -22,7 +22,6 @@ from knotwork.domain.models import (
     Document,
     EntityType,
     EpisodeSource,
-    QueryMode,
     QueryResult,
     RawDocument,
     SourceSystem,
@@ -35,6 +34,7 @@ from knotwork.resolution.lookup import ResolveResult, resolve_mention
 from knotwork.retrieval.answer_writer import AnswerStream
 from knotwork.retrieval.config import LocalSearchConfig
 from knotwork.retrieval.engine import QueryEngine
+from knotwork.retrieval.options import QueryFields, QueryOptions, query_options
 from knotwork.retrieval.warm_up import WarmUpReport, warm_up
 from knotwork.runtime import Runtime, open_runtime
 from knotwork.settings import Settings
@@ -215,82 +215,57 @@ class Knotwork:
 
     # ------------------------------------------------------------------ query
     def query(self, question: str, group_id: str | None = None,
-              mode: QueryMode | str = QueryMode.AUTO, as_of: datetime | None = None,
-              max_context_tokens: int | None = None, *, community_level: int | None = None,
-              top_k_communities: int | None = None, max_iterations: int | None = None,
-              convergence_threshold: float | None = None,
-              principals: Sequence[str] | None = None, seed_entity_ids: Sequence[str] = (),
-              max_hops: int | None = None) -> QueryResult:
-        """Answer in ``mode``; AUTO routes by the question and ``mode_used`` says where.
+              options: QueryOptions | None = None, **fields: Unpack[QueryFields]) -> QueryResult:
+        """Answer ``question`` as ``options`` (and keyword fields on top of them) say; AUTO
+        routes by the question and ``mode_used`` says where. See :class:`QueryOptions`.
 
         ``principals``: who asks (``user:…``, ``group:…``); the answer then draws only on
         documents whose source ACL they meet. None: no ACL filtering (a trusted caller).
-
-        GLOBAL / DRIFT build the tenant's communities on demand when it has none.
-        ``community_level`` / ``top_k_communities``: global search (and DRIFT's primer level);
-        ``max_iterations`` / ``convergence_threshold``: DRIFT.
-        ``seed_entity_ids`` (LOCAL only) / ``max_hops``: local search's start and depth.
-        With an LLM configured (and ``llm_answers``) the LLM writes the answer.
+        GLOBAL / DRIFT build the tenant's communities on demand when it has none. With an
+        LLM configured (and ``llm_answers``) the LLM writes the answer.
         """
-        return self.query_stream(
-            question, group_id, mode, as_of, max_context_tokens,
-            community_level=community_level, top_k_communities=top_k_communities,
-            max_iterations=max_iterations, convergence_threshold=convergence_threshold,
-            principals=principals, seed_entity_ids=seed_entity_ids, max_hops=max_hops).collect()
+        return self.query_stream(question, group_id, options, **fields).collect()
 
     def query_stream(self, question: str, group_id: str | None = None,
-                     mode: QueryMode | str = QueryMode.AUTO, as_of: datetime | None = None,
-                     max_context_tokens: int | None = None, *,
-                     community_level: int | None = None, top_k_communities: int | None = None,
-                     max_iterations: int | None = None,
-                     convergence_threshold: float | None = None,
-                     principals: Sequence[str] | None = None, seed_entity_ids: Sequence[str] = (),
-                     max_hops: int | None = None) -> AnswerStream:
+                     options: QueryOptions | None = None,
+                     **fields: Unpack[QueryFields]) -> AnswerStream:
         """:meth:`query`, with the answer streamed: retrieval runs now; iterating the result
         yields the answer's deltas as they are written (the LLM's tokens when one writes it),
         and ``.result`` is the full :class:`QueryResult` afterwards."""
-        mode = QueryMode(mode)
         if not question or not question.strip():
             raise ValueError("the question is empty")
-        when, budget = self._query_when_budget(as_of, max_context_tokens)
-        local_config = LocalSearchConfig(max_hops=max_hops) if max_hops is not None else None
+        opts = self._query_options(options, fields)
+        local_config = LocalSearchConfig(max_hops=opts.max_hops) if opts.max_hops is not None \
+            else None
         engine = self.engine(group_id, local_config)
-        if principals is not None:
+        if opts.principals is not None:
             from knotwork.retrieval.acl import restricted_runtime
 
             group = self._group(group_id)
-            view = restricted_runtime(self._rt, group, principals)
+            view = restricted_runtime(self._rt, group, opts.principals)
             if view is not None:
                 engine = QueryEngine(view, group, build=lambda: self._build_on_demand(group),
                                      local_config=local_config)
-        return engine.query_stream(
-            question, mode, as_of=when, max_context_tokens=budget,
-            community_level=community_level, top_k_communities=top_k_communities,
-            max_iterations=max_iterations, convergence_threshold=convergence_threshold,
-            seed_entity_ids=tuple(dict.fromkeys(seed_entity_ids)))
+        return engine.query_stream(question, opts)
 
-    def _query_when_budget(self, as_of: datetime | None,
-                           max_context_tokens: int | None) -> tuple[datetime | None, int]:
-        return (ensure_utc(as_of) if as_of else None,
-                max_context_tokens or self.settings.max_context_tokens)
+    def _query_options(self, options: QueryOptions | None, fields: QueryFields) -> QueryOptions:
+        """The options with the keyword fields on top, as_of in UTC, the budget filled in."""
+        opts = query_options(options, fields)
+        return opts.with_fields(
+            as_of=ensure_utc(opts.as_of) if opts.as_of else None,
+            max_context_tokens=opts.max_context_tokens or self.settings.max_context_tokens,
+            seed_entity_ids=tuple(dict.fromkeys(opts.seed_entity_ids)))
 
     def query_cache_key(self, question: str, group_id: str | None = None,
-                        mode: QueryMode | str = QueryMode.AUTO, as_of: datetime | None = None,
-                        max_context_tokens: int | None = None, *,
-                        community_level: int | None = None,
-                        top_k_communities: int | None = None, max_iterations: int | None = None,
-                        convergence_threshold: float | None = None) -> tuple[str, str] | None:
+                        options: QueryOptions | None = None,
+                        **fields: Unpack[QueryFields]) -> tuple[str, str] | None:
         """(tenant, key) under which :meth:`query` (without ``principals``) caches this
         answer in the QUERY layer; None when this instance caches no answers (no cache, or a
         reader's ACL view). For a caller looking answers up itself (the REST API's event loop).
         Pure computation: no store is read."""
         if self._rt.cache is None:
             return None
-        when, budget = self._query_when_budget(as_of, max_context_tokens)
-        prepared = self.engine(group_id).prepare(
-            question, QueryMode(mode), as_of=when, max_context_tokens=budget,
-            community_level=community_level, top_k_communities=top_k_communities,
-            max_iterations=max_iterations, convergence_threshold=convergence_threshold)
+        prepared = self.engine(group_id).prepare(question, self._query_options(options, fields))
         return self._group(group_id), prepared.cache_key
 
     def engine(self, group_id: str | None = None,

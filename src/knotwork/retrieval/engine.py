@@ -26,6 +26,7 @@ from knotwork.retrieval.global_search import GlobalSearch
 from knotwork.retrieval.incidents import incident_answer
 from knotwork.retrieval.local import NO_ANSWER, LocalSearch
 from knotwork.retrieval.multihop import multi_hop
+from knotwork.retrieval.options import QueryOptions
 from knotwork.retrieval.question import wrong_surnames
 from knotwork.retrieval.router import Route, route, split_parts
 from knotwork.retrieval.sections import section_answer
@@ -37,10 +38,14 @@ from knotwork.runtime import Runtime
 log = structlog.get_logger(__name__)
 
 
+DEFAULT_CONTEXT_TOKENS = 4000
+DEFAULT_OPTIONS = QueryOptions()
+
+
 class PreparedQuery(NamedTuple):
     question: str  # stripped
-    as_of: datetime | None  # given, or the question's own time
-    time_note: str | None  # the trace line saying so
+    options: QueryOptions  # as answered: as_of given or the question's own time; the budget
+    time_note: str | None  # the trace line saying where as_of came from
     cache_key: str  # the answer's key in the QUERY cache layer (within the tenant)
 
 
@@ -166,32 +171,20 @@ class QueryEngine:
             result.reasoning_trace.insert(0, f"no primer: the community build failed ({self.build_error})")
         return result
 
-    def query(self, question: str, mode: QueryMode = QueryMode.AUTO, *,
-              as_of: datetime | None = None, max_context_tokens: int = 4000,
-              community_level: int | None = None, top_k_communities: int | None = None,
-              max_iterations: int | None = None, convergence_threshold: float | None = None,
-              seed_entity_ids: tuple[str, ...] = ()) -> QueryResult:
-        return self.query_stream(
-            question, mode, as_of=as_of, max_context_tokens=max_context_tokens,
-            community_level=community_level, top_k_communities=top_k_communities,
-            max_iterations=max_iterations, convergence_threshold=convergence_threshold,
-            seed_entity_ids=seed_entity_ids).collect()
+    def query(self, question: str, options: QueryOptions = DEFAULT_OPTIONS) -> QueryResult:
+        return self.query_stream(question, options).collect()
 
-    def prepare(self, question: str, mode: QueryMode = QueryMode.AUTO, *,
-                as_of: datetime | None = None, max_context_tokens: int = 4000,
-                community_level: int | None = None, top_k_communities: int | None = None,
-                max_iterations: int | None = None, convergence_threshold: float | None = None,
-                seed_entity_ids: tuple[str, ...] = ()) -> PreparedQuery:
-        """The question as answered, its as_of (the question's own time when none is given)
-        and the QUERY-layer cache key of its answer. The one place that key is computed:
-        :meth:`query_stream` and the REST API's event-loop cache lookup both use it.
-        ``seed_entity_ids`` (LOCAL only): local search starts from these entities."""
+    def prepare(self, question: str, options: QueryOptions = DEFAULT_OPTIONS) -> PreparedQuery:
+        """The question as answered, the options it is answered with (its as_of: the
+        question's own time when none is given; the context budget) and the QUERY-layer
+        cache key of its answer. The one place that key is computed: :meth:`query_stream`
+        and the REST API's event-loop cache lookup both use it."""
         question = question.strip()
         if not question:
             raise ValueError("the question is empty")
-        if seed_entity_ids and mode is not QueryMode.LOCAL:
+        if options.seed_entity_ids and options.mode is not QueryMode.LOCAL:
             raise ValueError("seed_entity_ids apply to LOCAL queries only")
-        time_note = None
+        as_of, time_note = options.as_of, None
         if as_of is None:  # "Who led X in August 2023?": the question's own time is the as_of
             stated = question_time(question)
             if stated is not None and (asks_about_state(question)
@@ -199,46 +192,33 @@ class QueryEngine:
                 as_of = stated.when
                 time_note = (f"as_of {as_of.isoformat()} from the question ('{stated.phrase}', "
                              f"{stated.anchor} of the period)")
-        parts: list[object] = [mode.value, question, as_of.isoformat() if as_of else None,
-                               max_context_tokens, community_level, top_k_communities,
-                               max_iterations, convergence_threshold,
+        budget = options.max_context_tokens or DEFAULT_CONTEXT_TOKENS
+        parts: list[object] = [options.mode.value, question, as_of.isoformat() if as_of else None,
+                               budget, options.community_level, options.top_k_communities,
+                               options.max_iterations, options.convergence_threshold,
                                self.local_search.config.model_dump_json()]
-        if seed_entity_ids:
-            parts.append(sorted(set(seed_entity_ids)))
+        if options.seed_entity_ids:
+            parts.append(sorted(set(options.seed_entity_ids)))
         if self.writer is not None:
             parts.append(self.writer.cache_tag)
-        return PreparedQuery(question, as_of, time_note, json.dumps(parts))
+        answered = options.with_fields(as_of=as_of, max_context_tokens=budget)
+        return PreparedQuery(question, answered, time_note, json.dumps(parts))
 
-    def query_stream(self, question: str, mode: QueryMode = QueryMode.AUTO, *,
-                     as_of: datetime | None = None, max_context_tokens: int = 4000,
-                     community_level: int | None = None, top_k_communities: int | None = None,
-                     max_iterations: int | None = None,
-                     convergence_threshold: float | None = None,
-                     seed_entity_ids: tuple[str, ...] = ()) -> AnswerStream:
+    def query_stream(self, question: str, options: QueryOptions = DEFAULT_OPTIONS) -> AnswerStream:
         """Retrieval now; the answer as it is written (by the LLM when one is configured)
         while the stream is read. A cached answer streams at once. Every query route (REST
         query, stream, local, global, DRIFT; ``Knotwork.query``; CLI; MCP) answers through
         this method."""
-        prepared = self.prepare(question, mode, as_of=as_of, max_context_tokens=max_context_tokens,
-                                community_level=community_level,
-                                top_k_communities=top_k_communities,
-                                max_iterations=max_iterations,
-                                convergence_threshold=convergence_threshold,
-                                seed_entity_ids=seed_entity_ids)
-        question, as_of, time_note, key = (prepared.question, prepared.as_of, prepared.time_note,
-                                           prepared.cache_key)
+        prepared = self.prepare(question, options)
+        question, options, key = prepared.question, prepared.options, prepared.cache_key
         cache = self._rt.cache
         if cache is not None:
             hit = cache.get(CacheLayer.QUERY, self._group, key)
             if hit is not None:
                 return AnswerStream(QueryResult.model_validate_json(hit))
-        result, writable = self._answer(
-            question, mode, as_of=as_of, max_context_tokens=max_context_tokens,
-            community_level=community_level, top_k_communities=top_k_communities,
-            max_iterations=max_iterations, convergence_threshold=convergence_threshold,
-            seed_entity_ids=seed_entity_ids)
-        if time_note:
-            result.reasoning_trace.insert(0, time_note)
+        result, writable = self._answer(question, options)
+        if prepared.time_note:
+            result.reasoning_trace.insert(0, prepared.time_note)
 
         def store(final: QueryResult, cacheable: bool) -> None:
             if cache is None or not cacheable:
@@ -248,16 +228,14 @@ class QueryEngine:
             cache.set(CacheLayer.QUERY, self._group, key, final.model_dump_json(),
                       entity_ids=sorted(used))
 
-        return AnswerStream(result, question=question, as_of=as_of,
+        return AnswerStream(result, question=question, as_of=options.as_of,
                             writer=self.writer if writable else None, on_done=store)
 
-    def _answer(self, question: str, mode: QueryMode, *, as_of: datetime | None,
-                max_context_tokens: int, community_level: int | None,
-                top_k_communities: int | None, max_iterations: int | None,
-                convergence_threshold: float | None,
-                seed_entity_ids: tuple[str, ...] = ()) -> tuple[QueryResult, bool]:
+    def _answer(self, question: str, options: QueryOptions) -> tuple[QueryResult, bool]:
         """The extractive answer, and whether an LLM may rewrite it (not abstentions on an
         unknown name, not counts computed from the graph)."""
+        mode, as_of = options.mode, options.as_of
+        budget = options.max_context_tokens or DEFAULT_CONTEXT_TOKENS
         unknown = self.wrong_surname(question, mode)
         if unknown is not None:
             return unknown, False
@@ -276,16 +254,17 @@ class QueryEngine:
             routed = self.route(question)
             chosen = routed.mode
         if chosen is QueryMode.GLOBAL:
-            result = self.global_(question, as_of=as_of, max_context_tokens=max_context_tokens,
-                                  community_level=community_level, top_k=top_k_communities)
+            result = self.global_(question, as_of=as_of, max_context_tokens=budget,
+                                  community_level=options.community_level,
+                                  top_k=options.top_k_communities)
         elif chosen is QueryMode.DRIFT:
-            result = self.drift(question, as_of=as_of, max_context_tokens=max_context_tokens,
-                                max_iterations=max_iterations,
-                                convergence_threshold=convergence_threshold,
+            result = self.drift(question, as_of=as_of, max_context_tokens=budget,
+                                max_iterations=options.max_iterations,
+                                convergence_threshold=options.convergence_threshold,
                                 parts=routed.parts if routed else ())
         else:
-            result = self.local(question, as_of=as_of, max_context_tokens=max_context_tokens,
-                                seed_entity_ids=seed_entity_ids, calibrated=True)
+            result = self.local(question, as_of=as_of, max_context_tokens=budget,
+                                seed_entity_ids=options.seed_entity_ids, calibrated=True)
         if result.mode_used in (QueryMode.GLOBAL, QueryMode.DRIFT) and result.answer != NO_ANSWER:
             result = self._check_support(question, result)
         if routed is not None:

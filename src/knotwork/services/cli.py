@@ -274,8 +274,12 @@ def query(
 
         assert isinstance(kw, Knotwork)
         _fail_if_tenant_empty(kw)
-        result = kw.query(question, mode=chosen, as_of=when, community_level=level,
-                          max_iterations=max_iterations, principals=as_reader)
+        from knotwork.retrieval.options import QueryOptions
+
+        options = QueryOptions(mode=chosen, as_of=when, community_level=level,
+                               max_iterations=max_iterations,
+                               principals=tuple(as_reader) if as_reader is not None else None)
+        result = kw.query(question, options=options)
         if as_json:
             keys = {"answer", "citations", "confidence", "mode_used", "context", "reasoning_trace"}
             if result.key_points:

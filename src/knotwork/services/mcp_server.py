@@ -40,6 +40,7 @@ from knotwork.ingestion.loaders.upload import UploadFormat, uploaded_document
 from knotwork.resolution.merge import NotFoundError
 from knotwork.resolution.workflow import EntityWorkflow
 from knotwork.retrieval.graph_ops import Direction, EdgeFilter, GraphOps, UnknownEntities
+from knotwork.retrieval.options import QueryOptions
 from knotwork.retrieval.search import HybridSearch
 from knotwork.retrieval.search_config import SEARCH_PRESETS
 from knotwork.retrieval.search_config import preset as search_preset
@@ -138,8 +139,8 @@ class KnotworkMcp:
                       description="answer as of this time (ISO 8601)")] = None,
                   group_id: GroupArg = None) -> QueryAnswer:
             kw = self.caller(ctx, group_id).reader()
-            result = _guard(lambda: kw.query(query, mode=mode,
-                                             as_of=ensure_utc(as_of) if as_of else None))
+            options = QueryOptions(mode=mode, as_of=ensure_utc(as_of) if as_of else None)
+            result = _guard(lambda: kw.query(query, options=options))
             return QueryAnswer.of(result)
 
         @mcp.tool(description="Hybrid search (BM25 + vectors + graph) of facts, entities, "

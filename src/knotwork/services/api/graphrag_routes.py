@@ -27,6 +27,7 @@ from knotwork.domain.models import (
     QueryMode,
     QueryResult,
 )
+from knotwork.retrieval.options import QueryOptions
 from knotwork.services.api.deps import KW, Group, Tenant
 from knotwork.services.api.request_models import (
     TEXT,
@@ -55,20 +56,39 @@ class _Request(ApiRequest):
             raise ValueError("the question is empty")
         return self.query.strip()
 
+    def options(self) -> QueryOptions:
+        """What the engine is told (issue 20: one object from the route to the engine)."""
+        return QueryOptions(as_of=self.as_of, max_context_tokens=self.max_context_tokens)
+
 
 class LocalRequest(_Request):
     seed_entity_ids: list[str] = Field(default_factory=list, max_length=100)
     max_hops: ApiInt = Field(default=2, ge=1, le=4)
+
+    def options(self) -> QueryOptions:
+        return super().options().with_fields(
+            mode=QueryMode.LOCAL, seed_entity_ids=tuple(dict.fromkeys(self.seed_entity_ids)),
+            max_hops=self.max_hops)
 
 
 class GlobalRequest(_Request):
     community_level: CommunityLevel | None = None
     top_k_communities: TopCommunities = 10
 
+    def options(self) -> QueryOptions:
+        return super().options().with_fields(mode=QueryMode.GLOBAL,
+                                             community_level=self.community_level,
+                                             top_k_communities=self.top_k_communities)
+
 
 class DriftRequest(_Request):
     max_iterations: DriftIterations = 3
     convergence_threshold: float = Field(default=0.9, ge=0.0, le=1.0)
+
+    def options(self) -> QueryOptions:
+        return super().options().with_fields(mode=QueryMode.DRIFT,
+                                             max_iterations=self.max_iterations,
+                                             convergence_threshold=self.convergence_threshold)
 
 
 class ApiEntity(BaseModel):
@@ -160,16 +180,14 @@ def _answer(result: QueryResult) -> dict[str, Any]:
 def graphrag_local(body: LocalRequest, kw: KW, tenant: Tenant) -> JSONResponse:
     """Entity-centric search: seeds (found, or given), k-hop facts, ranked context."""
     question = body.question()
-    group = tenant
-    seeds = list(dict.fromkeys(body.seed_entity_ids))
+    group, options = tenant, body.options()
+    seeds = list(options.seed_entity_ids)
     if seeds:
         known = {e.id for e in kw.runtime.graph.get_entities(group, seeds)}
         missing = [s for s in seeds if s not in known]
         if missing:
             raise HTTPException(404, f"unknown seed entity ids: {', '.join(missing[:5])}")
-    result = kw.query(question, group_id=group, mode=QueryMode.LOCAL, as_of=body.as_of,
-                      max_context_tokens=body.max_context_tokens, seed_entity_ids=seeds,
-                      max_hops=body.max_hops)
+    result = kw.query(question, group, options)
     chunk_ids = list(dict.fromkeys([c.chunk_id for c in result.citations]
                                    + [e for f in result.facts[:MAX_CHUNKS] for e in f.episodes[-1:]]))
     chunks = kw.runtime.documents.get_chunks(chunk_ids[:MAX_CHUNKS])
@@ -184,10 +202,7 @@ def graphrag_local(body: LocalRequest, kw: KW, tenant: Tenant) -> JSONResponse:
 @router.post("/v1/graphrag/global", response_model=GlobalResponse)
 def graphrag_global(body: GlobalRequest, kw: KW, tenant: Tenant) -> JSONResponse:
     """Community-based search: map over the reports at a level, reduce into key points."""
-    result = kw.query(body.question(), group_id=tenant, mode=QueryMode.GLOBAL,
-                      as_of=body.as_of, max_context_tokens=body.max_context_tokens,
-                      community_level=body.community_level,
-                      top_k_communities=body.top_k_communities)
+    result = kw.query(body.question(), tenant, body.options())
     response = GlobalResponse(
         **_answer(result), context=result.context,
         communities=[_community(c) for c in result.communities],
@@ -199,10 +214,7 @@ def graphrag_global(body: GlobalRequest, kw: KW, tenant: Tenant) -> JSONResponse
 @router.post("/v1/graphrag/drift", response_model=DriftResponse)
 def graphrag_drift(body: DriftRequest, kw: KW, tenant: Tenant) -> JSONResponse:
     """Iterative search: a global primer, then local follow-ups until the question is covered."""
-    result = kw.query(body.question(), group_id=tenant, mode=QueryMode.DRIFT,
-                      as_of=body.as_of, max_context_tokens=body.max_context_tokens,
-                      max_iterations=body.max_iterations,
-                      convergence_threshold=body.convergence_threshold)
+    result = kw.query(body.question(), tenant, body.options())
     response = DriftResponse(
         **_answer(result), iterations=result.iterations,
         final_coverage=result.final_coverage or 0.0, key_points=result.key_points)

@@ -21,6 +21,7 @@ from knotwork.domain.models import (
     QueryResult,
 )
 from knotwork.resolution.lookup import ResolveResult
+from knotwork.retrieval.options import QueryOptions
 from knotwork.services.api.deps import KW, Group, Tenant
 from knotwork.services.api.query_hits import cached_response
 from knotwork.services.api.request_models import (
@@ -59,6 +60,15 @@ class QueryRequest(ApiRequest):
     @classmethod
     def _upper(cls, value: object) -> object:
         return value.upper() if isinstance(value, str) else value
+
+    def options(self) -> QueryOptions:
+        """What the engine is told: the one object that flows from here to it (issue 20)."""
+        return QueryOptions(mode=QueryMode(self.mode.lower()), as_of=self.as_of,
+                            max_context_tokens=self.max_context_tokens,
+                            community_level=self.community_level,
+                            top_k_communities=self.top_k_communities,
+                            max_iterations=self.max_iterations,
+                            convergence_threshold=self.convergence_threshold)
 
 
 class QueryResponse(BaseModel):
@@ -115,12 +125,7 @@ def healthz(kw: KW) -> dict[str, str]:
 async def graphrag_query(body: QueryRequest, kw: KW, tenant: Tenant, request: Request) -> Response:
     """A cached answer is read and sent on the event loop (no worker thread); anything else
     is answered in a worker thread, like the other routes."""
-    entry = kw.query_cache_key(body.query, tenant, QueryMode(body.mode.lower()),
-                               body.as_of, body.max_context_tokens,
-                               community_level=body.community_level,
-                               top_k_communities=body.top_k_communities,
-                               max_iterations=body.max_iterations,
-                               convergence_threshold=body.convergence_threshold)
+    entry = kw.query_cache_key(body.query, tenant, body.options())
     cached = await cached_response(request, entry, (body.include_citations, body.include_context),
                                    lambda result: _query_response(body, result))
     if cached is not None:
@@ -129,12 +134,7 @@ async def graphrag_query(body: QueryRequest, kw: KW, tenant: Tenant, request: Re
 
 
 def _answer_query(body: QueryRequest, kw: Knotwork, tenant: str) -> JSONResponse:
-    result = kw.query(body.query, group_id=tenant, mode=QueryMode(body.mode.lower()),
-                      as_of=body.as_of, max_context_tokens=body.max_context_tokens,
-                      community_level=body.community_level,
-                      top_k_communities=body.top_k_communities,
-                      max_iterations=body.max_iterations,
-                      convergence_threshold=body.convergence_threshold)
+    result = kw.query(body.query, tenant, body.options())
     return _query_response(body, result)
 
 

@@ -58,12 +58,7 @@ def _response(body: QueryRequest, result: QueryResult) -> dict[str, object]:
 def _events(kw: Knotwork, body: QueryRequest, question: str, tenant: str) -> Iterator[str]:
     yield sse("start", {"mode": body.mode})
     try:
-        stream = kw.query_stream(
-            question, group_id=tenant, mode=QueryMode(body.mode.lower()),
-            as_of=body.as_of, max_context_tokens=body.max_context_tokens,
-            community_level=body.community_level, top_k_communities=body.top_k_communities,
-            max_iterations=body.max_iterations,
-            convergence_threshold=body.convergence_threshold)
+        stream = kw.query_stream(question, tenant, body.options())
         traced = 0
         for step in stream.draft.reasoning_trace:  # retrieval's steps, before the answer
             yield sse("trace", {"step": step})
