@@ -67,3 +67,10 @@ def test_an_event_is_dated_from_the_evidence_and_answers_the_lead_then(kw: Knotw
     assert any("event:when-happened" in line for line in result.reasoning_trace), (
         result.reasoning_trace
     )
+
+
+def test_an_event_the_evidence_does_not_date_weighs_nothing(kw: Knotwork) -> None:
+    """No evidence names the hackathon: no time term, and the ended lead is no candidate."""
+    result = kw.query("Who led the Harbor Team during the spring hackathon?")
+    assert "Ondrej" not in result.answer, result.answer
+    assert any("event not dated" in line for line in result.reasoning_trace), result.reasoning_trace

@@ -258,7 +258,7 @@ class LocalSearch:
         hint_bonus(question, seeds, facts, self._cfg)
         self._answer_kind_bonus(question, seeds, facts)
         pool = _dedupe(facts + self._sentence_units(qvec, facts, seeds, as_of))
-        time_trace = self._time_term(when, pool, now)
+        time_trace = self._time_term(when, pool, facts, now)
         reason_bonus(question, pool, cfg.bonus_reason)
         duration_bonus(question, pool, cfg.bonus_reason)
         definition_bonus(question, pool, [n for e, _ in seeds.values() for n in (e.name, *e.aliases)],
@@ -347,13 +347,17 @@ class LocalSearch:
                            entities=[e for e, _ in seeds.values()],
                            facts=[u.fact for u in ranked if u.fact is not None][:20]), support
 
-    def _time_term(self, when: TimeConstraint | None, pool: list[Unit], now: datetime) -> list[str]:
+    def _time_term(self, when: TimeConstraint | None, pool: list[Unit], facts: list[Unit],
+                   now: datetime) -> list[str]:
         """The question's time constraint (its event dated from the evidence) as a term of
-        each candidate's score; the trace line saying which pattern fired."""
+        each candidate's score; the trace line saying which pattern fired. An event the
+        evidence does not date weighs nothing, and facts that ended are no candidates then."""
         if when is None:
             return []
         when = resolve_event(when, [(u.text, u.time) for u in pool])
         if when.kind == "event" and when.when is None:
+            for units in (pool, facts):
+                units[:] = [u for u in units if u.fact is None or u.fact.invalid_at is None]
             return [f"{when.describe()}: event not dated by the evidence, not used"]
         moved = time_bonus(when, pool, self._cfg.weight_time, now)
         return [f"{when.describe()}: {moved} candidates weighed by time"]
