@@ -40,7 +40,7 @@ def _answered(paths: list[Path]) -> dict[str, float]:
     out: dict[str, float] = {}
     for p in paths:
         data = json.loads(p.read_text())
-        for row in data.get("questions", data.get("rows", [])):
+        for row in data.get("question_rows", []):
             if "id" in row:
                 out[row["id"]] = float(row.get("answer_score") or 0.0)
     return out
