@@ -27,6 +27,8 @@ class LocalSearchConfig(BaseModel):
     bonus_exact_fact: float = 0.2
     bonus_answer_kind: float = 0.08  # a fact whose other end is the kind asked for ("which team")
     bonus_recency: float = 0.06
+    weight_time: float = 0.12  # × the fit of a candidate's time to the question's (time_fit);
+    # fitted on the formal-voice development corpus (0.08-0.25 swept), reported on the casual one
     bonus_reason: float = 0.2  # "why …?": a sentence that states a cause ("because", "due to")
     bonus_definition: float = 0.4  # "what is X (about)?": a sentence saying what X is or does
     bonus_per_evidence: float = 0.02

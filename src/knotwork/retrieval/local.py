@@ -15,7 +15,7 @@ import numpy as np
 
 from knotwork.domain.models import Entity, EntityType, Fact, QueryMode, QueryResult
 from knotwork.domain.ports import Collection
-from knotwork.domain.timeutil import holds_at, to_iso
+from knotwork.domain.timeutil import holds_at, to_iso, utcnow
 from knotwork.ingestion.chunking import count_tokens
 from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.acronyms import spell_out_acronyms
@@ -33,6 +33,8 @@ from knotwork.retrieval.siblings import siblings as same_relation
 from knotwork.retrieval.tech_category import category_first, unsupported_category
 from knotwork.retrieval.tech_stack import is_home_company
 from knotwork.retrieval.temporal_question import held_then, undated_when, when_note
+from knotwork.retrieval.time_constraint import TimeConstraint, resolve_event
+from knotwork.retrieval.time_fit import answer_time, time_bonus
 from knotwork.retrieval.typed_support import unsupported_relation, unsupported_title
 from knotwork.retrieval.vector_cache import embed_cached
 from knotwork.runtime import Runtime
@@ -137,12 +139,14 @@ class LocalSearch:
 
     # ------------------------------------------------------------------ units
     def _fact_units(self, seeds: dict[str, tuple[Entity, float]], qvec: Sequence[float],
-                    as_of: datetime | None) -> list[Unit]:
+                    as_of: datetime | None, ended: bool = False) -> list[Unit]:
+        """``ended``: facts that no longer hold too (the time term ranks them)."""
         cfg = self._cfg
         units: dict[str, Unit] = {}
         strong = [eid for eid, (_, s) in seeds.items() if s >= 0.8] or list(seeds)
         for hit in self._rt.graph.expand_facts(self._group, strong, depth=cfg.max_hops,
-                                               as_of=as_of, limit=cfg.fact_limit):
+                                               as_of=as_of, include_invalid=ended,
+                                               limit=cfg.fact_limit):
             bonus = cfg.bonus_seed_fact if hit.hop == 0 else cfg.bonus_near_fact / hit.hop
             bonus += min(cfg.bonus_evidence_max, cfg.bonus_per_evidence * (len(hit.fact.episodes) - 1))
             units[hit.fact.id] = Unit(hit.fact.fact, list(hit.fact.episodes), hit.fact, bonus,
@@ -151,7 +155,7 @@ class LocalSearch:
                                        limit=cfg.fact_vector_limit)
         extra = [h.id for h in hits if h.id not in units]
         for fact in self._rt.graph.get_facts(self._group, extra):
-            if holds_at(fact.valid_at, fact.invalid_at, as_of):
+            if (ended and as_of is None) or holds_at(fact.valid_at, fact.invalid_at, as_of):
                 units[fact.id] = Unit(fact.fact, list(fact.episodes), fact, time=fact.valid_at)
         for hit in hits:  # the stored vector encodes the fact sentence: its cosine is exact
             if hit.id in units:
@@ -247,17 +251,21 @@ class LocalSearch:
         seeds = self.seed_entities(question, qvec)
         for entity in self.entities(list(seed_entity_ids)):
             seeds[entity.id] = (entity, 1.0)
-        facts = self._fact_units(seeds, qvec, as_of)
+        now = utcnow()
+        when = answer_time(question, now) if cfg.weight_time > 0 else None
+        facts = self._fact_units(seeds, qvec, as_of, ended=as_of is None and when is not None
+                                 and when.kind in ("dated", "past", "event"))
         hint_bonus(question, seeds, facts, self._cfg)
         self._answer_kind_bonus(question, seeds, facts)
         pool = _dedupe(facts + self._sentence_units(qvec, facts, seeds, as_of))
+        time_trace = self._time_term(when, pool, facts, now)
         reason_bonus(question, pool, cfg.bonus_reason)
         duration_bonus(question, pool, cfg.bonus_reason)
         definition_bonus(question, pool, [n for e, _ in seeds.values() for n in (e.name, *e.aliases)],
                          cfg.bonus_definition)
         ranked = self._score(question, qvec, pool)
         trace = [f"seeds: {', '.join(e.name for e, _ in seeds.values()) or 'none'}",
-                 f"candidates: {len(facts)} facts, {len(ranked)} units scored"]
+                 f"candidates: {len(facts)} facts, {len(ranked)} units scored", *time_trace]
         resolver = CitationResolver(self._rt.documents)
         if not any(len(t) >= 2 for t in terms(question)):
             trace.append("abstained: the question names nothing to look up")
@@ -300,6 +308,8 @@ class LocalSearch:
         for u in ranked[1 : cfg.answer_units + 2]:
             if len(chosen) >= cfg.answer_units or u.score < top.score * cfg.answer_relative_cutoff:
                 break
+            if u.parts.get("time", 0.0) < 0 <= top.parts.get("time", 0.0):
+                continue  # not of the time asked for
             if all(overlap(u.text, c.text) < 0.5 for c in chosen):
                 chosen.append(u)
         if undated_when(question, [u.display or u.text for u in chosen],
@@ -336,6 +346,21 @@ class LocalSearch:
                            context=context, reasoning_trace=trace,
                            entities=[e for e, _ in seeds.values()],
                            facts=[u.fact for u in ranked if u.fact is not None][:20]), support
+
+    def _time_term(self, when: TimeConstraint | None, pool: list[Unit], facts: list[Unit],
+                   now: datetime) -> list[str]:
+        """The question's time constraint (its event dated from the evidence) as a term of
+        each candidate's score; the trace line saying which pattern fired. An event the
+        evidence does not date weighs nothing, and facts that ended are no candidates then."""
+        if when is None:
+            return []
+        when = resolve_event(when, [(u.text, u.time) for u in pool])
+        if when.kind == "event" and when.when is None:
+            for units in (pool, facts):
+                units[:] = [u for u in units if u.fact is None or u.fact.invalid_at is None]
+            return [f"{when.describe()}: event not dated by the evidence, not used"]
+        moved = time_bonus(when, pool, self._cfg.weight_time, now)
+        return [f"{when.describe()}: {moved} candidates weighed by time"]
 
     def _answer_kind_bonus(self, question: str, seeds: dict[str, tuple[Entity, float]],
                            facts: list[Unit]) -> None:
