@@ -127,3 +127,35 @@ def test_reconcile_rolls_back_what_a_crash_half_wrote(
         assert again.repaired == 0
         kw.ingest_documents(_pages())
         assert [d.line() for d in compare(clean, snapshot(kw))] == []
+
+
+def test_a_crash_in_a_batch_that_ends_facts_redoes_to_a_clean_ingest(tmp_path: Path) -> None:
+    """The generated world's second batch supersedes directory facts (managers change) and its
+    entities' summaries reach the length bound: a crash after its graph write, then the same
+    ingest again, equals a clean ingest (summaries too, not only facts)."""
+    from bench.world.build import generate_world
+    from knotwork.ingestion.loaders.detect import load_path
+
+    generate_world(tmp_path / "world", 8, 7, 1)
+    pages = load_path(tmp_path / "world" / "confluence").documents
+    assert len(pages) > 16  # two batches
+    with Knotwork(_settings(tmp_path / "clean")) as kw:
+        kw.ingest_documents(pages)
+        clean = snapshot(kw)
+    original = IngestionPipeline._write_graph
+    calls = {"n": 0}
+
+    def dying(self: IngestionPipeline, *args: object, **kwargs: object) -> object:
+        result = original(self, *args, **kwargs)
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise Crash("_write_graph")
+        return result
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(IngestionPipeline, "_write_graph", dying)
+        with Knotwork(_settings(tmp_path / "crashed")) as kw, pytest.raises(Crash):
+            kw.ingest_documents(pages)
+    with Knotwork(_settings(tmp_path / "crashed")) as kw:
+        kw.ingest_documents(pages)
+        assert [d.line() for d in compare(clean, snapshot(kw))] == []

@@ -392,3 +392,35 @@ def test_summary_text_adds_and_withdraws_whole_sentences() -> None:
         == "Ann leads Atlas and Vega. Bo uses it."
     assert summary_without(s, ["Dr. Ruiz leads Atlas"]) == "Atlas uses Kafka."
     assert summary_with("One. Two. Three.", ["Four", "Five"], 4, 600) == "One. Two. Three. Four."
+
+
+def test_a_summary_cut_at_its_length_bound_is_still_recomputed_from_the_facts() -> None:
+    """A machine summary cut mid-sentence at ``max_chars`` is still machine-written: it is
+    recomputed from the facts (a crash's redo then equals a clean ingest), not kept and added to
+    as a person's text would be."""
+    from knotwork.ingestion.summary_text import extractive_summary, machine_written, resummarized
+
+    when = datetime(2025, 1, 1, tzinfo=UTC)
+    sentences = [f"Team {c} is led by a person whose long title is written out in full here"
+                 for c in "ABCD"]
+    facts = [Fact(id=f"f{i}", group_id="g", source_id="e", target_id=f"t{i}",
+                  type=RelationType.LEADS, fact=s, episodes=[f"ep{i}"], created_at=when,
+                  valid_at=when) for i, s in enumerate(sentences)]
+    cut = extractive_summary(facts, max_chars=150)
+    assert not cut.endswith(".")  # the bound cut the second sentence
+    assert machine_written(cut, sentences)
+    assert resummarized(cut, facts) == extractive_summary(facts)
+    # a person's own words are kept, and the current fact sentences follow them
+    own = "Runs the platform group since the reorganisation."
+    assert not machine_written(own, sentences)
+    assert resummarized(own, facts).startswith(own)
+
+
+def test_a_sentence_that_ends_a_longer_one_is_not_taken_out_of_it() -> None:
+    from knotwork.ingestion.summary_text import summary_without
+
+    long = "Staff list — Ann Vo; Role: CTO."
+    assert summary_without(f"{long} Ann Vo leads Atlas.", ["Ann Vo; Role: CTO"]) \
+        == f"{long} Ann Vo leads Atlas."
+    assert summary_without("Ann Vo leads Atlas. Ann Vo; Role: CTO.", ["Ann Vo; Role: CTO"]) \
+        == "Ann Vo leads Atlas."

@@ -28,12 +28,17 @@ def closed(sentence: str) -> str:
     return text if not text or text[-1] in ".!?…" else f"{text}."
 
 
-def _whole(summary: str, sentence: str) -> int:
-    """Where ``sentence`` stands in the summary as whole sentences (-1: nowhere)."""
+def _whole(summary: str, sentence: str, *, own: bool = True) -> int:
+    """Where ``sentence`` stands in the summary as whole sentences (-1: nowhere); ``own``: as
+    a sentence of its own, not as the end of a longer one."""
     at = summary.find(sentence)
     while at >= 0:
         end = at + len(sentence)
-        if (at == 0 or summary[at - 1] == " ") and (end == len(summary) or summary[end] == " "):
+        # stored sentences are closed, so a whole one starts the summary or follows a stop: a
+        # table row's sentence also ends the same row with its heading before it ("Directory —
+        # Ann; Role: CTO."), and taking the shorter out of the longer left the heading behind
+        starts = at == 0 or (summary[at - 1] == " " and (not own or summary[at - 2] in ".!?…"))
+        if starts and (end == len(summary) or summary[end] == " "):
             return at
         at = summary.find(sentence, at + 1)
     return -1
@@ -59,7 +64,7 @@ def summary_with(summary: str, sentences: Iterable[str], max_sentences: int,
         if count >= max_sentences:
             break
         text = closed(sentence)
-        if not text or _whole(out, text) >= 0:
+        if not text or _whole(out, text, own=False) >= 0:  # said already, maybe headed
             continue
         out = f"{out} {text}" if out else text
         count += 1
@@ -85,6 +90,16 @@ def extractive_summary(facts: Iterable[Fact], max_sentences: int = SUMMARY_SENTE
     return summary_with("", [f.fact for f in _ranked(facts)], max_sentences, max_chars)
 
 
+def machine_written(summary: str, sentences: Iterable[str]) -> bool:
+    """Whether the summary is made only of these sentences: whole ones, and at its end, as
+    ``summary_with`` cuts at ``max_chars``, the start of one. A cut sentence left the summary
+    looking written by a person, so after a crash's rollback and redo it was kept and added
+    to rather than recomputed, and differed from a clean ingest's."""
+    sentences = list(sentences)
+    rest = summary_without(summary, sentences)
+    return not rest or any(closed(s).startswith(rest) for s in sentences)
+
+
 def resummarized(summary: str, facts: Iterable[Fact], gone: Iterable[str] = ()) -> str:
     """The summary an entity with these facts (all of them, ended ones too) should have.
 
@@ -94,7 +109,7 @@ def resummarized(summary: str, facts: Iterable[Fact], gone: Iterable[str] = ()) 
     facts that ended or went, plus current fact sentences up to the bound."""
     facts = list(facts)
     every = [*(f.fact for f in facts), *gone]
-    if not summary_without(summary, every):
+    if machine_written(summary, every):
         return extractive_summary(facts)
     ended = [f.fact for f in facts if not _current(f)]
     return summary_with(summary_without(summary, [*ended, *gone]), [f.fact for f in _ranked(facts)],
