@@ -40,16 +40,11 @@ class CitationResolver:
         return out
 
     def resolve(self, evidence: Sequence[tuple[str, Sequence[str]]], limit: int) -> list[Citation]:
-        """One citation per (evidence text, chunk), up to ``limit``: first each evidence text's
-        own source (the newest chunk that states it, else its newest chunk), so every answer
-        sentence is cited before any gets a second source; then the other chunks, newest first."""
+        """One citation per (evidence text, chunk); newest evidence chunk first."""
         out: list[Citation] = []
         seen: set[str] = set()
-        found = [(text, list(reversed(self.chunks(list(chunk_ids))))) for text, chunk_ids in evidence]
-        firsts = [(text, sorted(chunks, key=lambda cd: not (text and text in cd[0].content))[:1])
-                  for text, chunks in found]
-        for text, chunks in [*firsts, *found]:
-            for chunk, doc in chunks:
+        for text, chunk_ids in evidence:
+            for chunk, doc in reversed(self.chunks(list(chunk_ids))):
                 if chunk.id in seen:
                     continue
                 seen.add(chunk.id)
