@@ -45,3 +45,4 @@ def test_an_opening_imperative_is_not_part_of_a_name() -> None:
     assert without_question_verb("Show Control", "Who runs Show Control?") == "Show Control"
     assert without_question_verb("Lena Ward", "Describe what Lena Ward did.") == "Lena Ward"
     assert without_question_verb("Describe", "Describe it.") == ""
+
