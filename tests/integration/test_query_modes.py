@@ -151,7 +151,7 @@ def test_auto_routes_by_the_question(kw: Knotwork, risks: QueryResult, question:
     ("When will Jenkins be shut down?", QueryMode.LOCAL),
     ("What is the capital of Peru?", QueryMode.LOCAL),  # unknown: local search abstains
     ("What decisions were made?", QueryMode.GLOBAL),
-    ("Summarize the Billing Service outage", QueryMode.GLOBAL),
+    ("Summarize the Billing Service outage", QueryMode.LOCAL),  # a summary of a named thing
     (TWO_PARTS, QueryMode.DRIFT),  # answered end to end in the DRIFT test above
     ("Who leads Project Atlas and the Platform Team?", QueryMode.DRIFT),
 ])

@@ -34,7 +34,7 @@ def test_multi_hop_chains_go_local_before_anything_else() -> None:
     "What are the key challenges for the engineering teams?",
     "What are the themes in our documents?",
     "Give me an overview of engineering",
-    "Summarize the Billing Service outage",
+    "Summarize what our documents say",
     "What happened overall last quarter?",
     "Which decisions were taken across teams?",
 ])
@@ -96,3 +96,11 @@ def test_themes_wording() -> None:
     assert asks_for_themes("What are the themes?")
     assert asks_for_themes("Summarize the corpus")
     assert not asks_for_themes("Who leads Project Atlas?")
+
+
+def test_a_summary_of_a_named_thing_goes_local_and_of_everything_global() -> None:
+    named = route("Summarise the Osprey migration from design to cutover.", ["Osprey"])
+    assert named.mode is QueryMode.LOCAL
+    assert route("Summarise the Osprey migration.", []).mode is QueryMode.GLOBAL
+    # the other corpus-wide cues stay global even when an entity is named
+    assert route("What are the main risks across Osprey?", ["Osprey"]).mode is QueryMode.GLOBAL

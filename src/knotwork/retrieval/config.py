@@ -41,6 +41,10 @@ class LocalSearchConfig(BaseModel):
     min_informative_terms: int = 5
     answer_units: int = 2
     answer_relative_cutoff: float = 0.9
+    # an open question ("how did … change?", "describe …"): the best few distinct sentences
+    open_answer_units: int = 5
+    open_answer_relative_cutoff: float = 0.6
+    open_answer_words: int = 110
     citations: int = 3
     min_answer_score: float = 0.25
     list_answer_max: int = 8  # more facts of the answer's relation at the named entity

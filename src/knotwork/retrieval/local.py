@@ -26,6 +26,7 @@ from knotwork.retrieval.coverage import focus_terms, uncovered_terms
 from knotwork.retrieval.definitions import definition_bonus
 from knotwork.retrieval.hints import hint_bonus
 from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, overlap, term_set, terms
+from knotwork.retrieval.open_questions import open_question, without_question_verb
 from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase, unshadowed
 from knotwork.retrieval.reasons import duration_bonus, reason_bonus, reason_first
 from knotwork.retrieval.sentences import as_sentence, join_answer, split_sentences, strip_markup
@@ -76,8 +77,8 @@ class LocalSearch:
         known_words = {w.lower() for name in known for w in re.findall(r"[\w'’.-]+", name)}
         if not any(w[:1].isupper() and w.lower() not in known_words for w in words[1:]):
             return []
-        self._names[question] = [n for n in self._rt.extractor.names_in(question)
-                                 if not is_question_phrase(n)]
+        names = (without_question_verb(n, question) for n in self._rt.extractor.names_in(question))
+        self._names[question] = [n for n in names if n and not is_question_phrase(n)]
         return self._names[question]
 
     @property
@@ -305,13 +306,22 @@ class LocalSearch:
                                mode_used=mode, context="", reasoning_trace=trace), None
         top = ranked[0]
         chosen = [top]
-        for u in ranked[1 : cfg.answer_units + 2]:
-            if len(chosen) >= cfg.answer_units or u.score < top.score * cfg.answer_relative_cutoff:
+        opened = open_question(question)
+        units, cutoff = (cfg.open_answer_units, cfg.open_answer_relative_cutoff) if opened \
+            else (cfg.answer_units, cfg.answer_relative_cutoff)
+        words = len((top.display or top.text).split())
+        for u in ranked[1 : units * 2 + 2]:
+            if len(chosen) >= units or u.score < top.score * cutoff:
                 break
             if u.parts.get("time", 0.0) < 0 <= top.parts.get("time", 0.0):
                 continue  # not of the time asked for
+            if opened and words >= cfg.open_answer_words:
+                break
             if all(overlap(u.text, c.text) < 0.5 for c in chosen):
                 chosen.append(u)
+                words += len((u.display or u.text).split())
+        if opened and len(chosen) > 1:
+            trace.append(f"open question ({opened}): {len(chosen)} sentences")
         if undated_when(question, [u.display or u.text for u in chosen],
                         top.fact is not None and top.fact.type in analyze(question).types):
             trace.append("abstained: the evidence states no date")

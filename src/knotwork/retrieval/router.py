@@ -22,6 +22,7 @@ _WH = r"(?:who|whom|whose|what|when|where|which|why|how)"
 _AUX = r"(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)"
 _THEMES = (r"(?:risks?|themes?|topics?|issues?|problems?|challenges?|concerns?|trends?|"
            r"priorities|lessons|patterns?|takeaways?|highlights?|decisions|incidents|changes)")
+SUMMARY_CUE = "asks for a summary"
 _CORPUS_CUES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(p, re.IGNORECASE), why) for p, why in (
         (r"\b(?:main|key|major|biggest|top|overall|common|recurring|general|important)\s+"
@@ -30,7 +31,7 @@ _CORPUS_CUES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
          "asks for the themes"),
         (r"\boverall\b", "says 'overall'"),
         (r"\bacross\b", "says 'across'"),
-        (r"\bsummari[sz](?:e|es|ed|ing|ation)\b|\bsummary\b", "asks for a summary"),
+        (r"\bsummari[sz](?:e|es|ed|ing|ation)\b|\bsummary\b", SUMMARY_CUE),
         (r"\boverview\b|\bbig(?:ger)? picture\b|\bhigh[- ]level\b|\bin general\b",
          "asks for an overview"),
     ))
@@ -137,6 +138,9 @@ def route(question: str, known_names: Sequence[str] = (),
     if len(parts) > 1:
         return Route(QueryMode.DRIFT, f"multi-part question ({len(parts)} parts)", tuple(parts))
     cue = corpus_cue(q)
+    if cue == SUMMARY_CUE and known_names:
+        # "Summarise the X migration": an account of a named thing, from its own evidence
+        return Route(QueryMode.LOCAL, "a summary of " + ", ".join(dict.fromkeys(known_names)))
     if cue:
         return Route(QueryMode.GLOBAL, f"corpus-wide: {cue}")
     if not known_names and not unknown_names:
