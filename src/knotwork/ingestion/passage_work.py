@@ -17,7 +17,7 @@ from concurrent.futures import Executor
 
 from knotwork.domain.ports import PassageVectors
 from knotwork.infra.embeddings.threads import one_core_left
-from knotwork.ingestion.vector_writes import EmbeddedPassages, PassageRow
+from knotwork.ingestion.vector_writes import EmbeddedPassages, PassageRow, SentenceRow
 
 EmbedPart = Callable[[list[str]], PassageVectors]
 
@@ -123,9 +123,11 @@ class _Joined:
 class PendingPassages:
     """A batch's passage rows and their embedding in progress (the pipeline's handle)."""
 
-    def __init__(self, rows: Sequence[PassageRow], work: PassageWork) -> None:
+    def __init__(self, rows: Sequence[PassageRow], work: PassageWork,
+                 sentences: Sequence[SentenceRow] = ()) -> None:
         self._rows = list(rows)
         self._work = work
+        self._sentences = list(sentences)
 
     def done(self) -> bool:
         return self._work.done()
@@ -134,7 +136,8 @@ class PendingPassages:
         """The batch's passages; this thread embeds the parts nobody has started, then parts
         of ``spare`` while the last ones finish."""
         return EmbeddedPassages(self._rows,
-                                self._work.result(spare._work if spare is not None else None))
+                                self._work.result(spare._work if spare is not None else None),
+                                self._sentences)
 
 
 def one_core_each(embed: EmbedPart) -> EmbedPart:
