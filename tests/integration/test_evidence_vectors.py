@@ -93,8 +93,8 @@ def test_a_changed_page_and_reconcile_keep_exactly_the_stored_episodes_vectors(
         assert before - after  # the old version's changed sentence left with its episode
         assert reconcile(kw.runtime, group).repaired == 0
         # a vector lost and a stray one: reconcile embeds the first, deletes the second
-        lost = sorted(after)[0]
-        stray = sorted(before - after)[0]
+        lost = min(after)
+        stray = min(before - after)
         kw.runtime.vectors.delete(Collection.SENTENCES, [lost])
         point = next(p for p in kw.runtime.vectors.scan(Collection.SENTENCES, group)
                      if p.id != lost)

@@ -167,8 +167,10 @@ class IngestionPipeline:
         sentences = sentence_rows([e for p in batch for e in p.episodes], len(rows)) \
             if settings.evidence_vectors else []
         embed = one_core_each(passage_embedder(self._rt.embedder, settings.late_chunk_facts))
-        work = PassageWork([text for _, _, text, _ in rows] + [t for _, t, _ in sentences],
-                           embed).submit(pool)
+        work = PassageWork([text for _, _, text, _ in rows], embed,
+                           short=[t for _, t, _ in sentences],
+                           short_embed=one_core_each(passage_embedder(self._rt.embedder, False))
+                           ).submit(pool)
         return PendingPassages(rows, work, sentences)
 
     def add_episode(self, raw: RawDocument, context_episodes: int = 3) -> IngestReport:
