@@ -53,7 +53,8 @@ def _sql(kw: Knotwork, group: str) -> Part:
 
 def _vectors(kw: Knotwork, group: str) -> Part:
     out: Part = {}
-    for collection in (Collection.ENTITIES, Collection.FACTS, Collection.CHUNKS):
+    for collection in (Collection.ENTITIES, Collection.FACTS, Collection.CHUNKS,
+                       Collection.SENTENCES):
         for point in kw.runtime.vectors.scan(collection, group, 512, with_vectors=True):
             payload = {k: v for k, v in dict(point.payload).items() if k not in _RUN_TIMES}
             vector = [round(x, 3) for x in (point.vector or [])]

@@ -28,6 +28,7 @@ from knotwork.domain.models import (
 from knotwork.domain.ports import Collection
 from knotwork.ingestion.embedding_text import entity_point, entity_text, fact_point, passage_point
 from knotwork.resolution.normalize import normalize_name
+from knotwork.retrieval.evidence_text import evidence_texts, sentence_point
 from knotwork.runtime import Runtime
 
 _ONSETS = ["b", "c", "d", "f", "g", "h", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "br",
@@ -183,8 +184,14 @@ def write(rt: Runtime, group: str, graph: SyntheticGraph, chunk_facts: list[tupl
                         start_offset=0, end_offset=len(text), token_count=len(text.split()))
                   for i, ((cid, _), text) in enumerate(zip(items, texts, strict=True))]
         rt.documents.save_document(document, chunks)
-        rt.graph.upsert_episodes([Episode(id=c.id, group_id=group, name=document.title, content=c.content,
-                                          document_id=doc_id, valid_at=now, created_at=now) for c in chunks])
+        episodes = [Episode(id=c.id, group_id=group, name=document.title, content=c.content,
+                            document_id=doc_id, valid_at=now, created_at=now) for c in chunks]
+        rt.graph.upsert_episodes(episodes)
+        if rt.settings.evidence_vectors:  # what ingestion stores for local search (issue 23)
+            rows = [(e, t) for e in episodes for t in evidence_texts(e)]
+            rt.vectors.upsert(Collection.SENTENCES, [
+                sentence_point(e, t, v) for (e, t), v in
+                zip(rows, embed([t for _, t in rows]), strict=True)])
         pairs = list(dict.fromkeys((cid, x) for cid, facts in items for f in facts
                                    for x in (f.source_id, f.target_id)))
         rt.graph.upsert_mentions(group, pairs)

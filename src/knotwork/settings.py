@@ -102,6 +102,10 @@ class Settings(BaseSettings):
     # well or better with them (DRIFT / AUTO aggregation 0.60 / 0.80 -> 0.70 / 0.90, the
     # rest equal) and ingestion spends ~15% less CPU (issue 4)
     late_chunk_facts: bool = True
+    # the candidate source sentences' vectors, exactly as local search embeds them, computed at
+    # ingest with the passages and stored (Collection.SENTENCES): a query reads them by id and
+    # embeds only the question (issue 23)
+    evidence_vectors: bool = False
     # where MiniLM's traced encoder is kept between processes (default: ~/.cache/knotwork);
     # a process that finds it skips importing transformers (~3-4 s of a CLI command)
     model_cache_dir: Path | None = None

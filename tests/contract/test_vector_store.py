@@ -269,12 +269,35 @@ def test_vectors_of_reads_stored_vectors_by_id_within_one_tenant(store: VectorSt
     ids = new_ids(6)
     store.upsert(C, points(ids[:4], vecs[:4], "a"))
     store.upsert(C, points(ids[4:], vecs[4:], "b"))
-    vectors_of = store.vectors_of  # type: ignore[attr-defined]  # both Qdrant adapters
+    vectors_of = store.vectors_of  # a port method (issue 23): local search reads by id
     missing = str(uuid.uuid4())
     found = vectors_of(C, "a", [ids[0], ids[3], ids[4], missing])
     assert sorted(found) == sorted([ids[0], ids[3]])  # other tenant and unknown ids left out
     assert found[ids[3]] == pytest.approx(list(vecs[3]), abs=1e-5)
     assert vectors_of(C, "a", []) == {}
+
+
+def test_an_id_only_collection_reads_deletes_and_survives_index_builds(harness: Harness
+                                                                        ) -> None:
+    """``Collection.SENTENCES`` has no HNSW graph (m=0): it is read by id, written, deleted
+    and scanned like any other, and an index build leaves it readable."""
+    from knotwork.infra.vector_factory import build_due_indexes
+
+    store = harness.open()
+    try:
+        store.ensure_collection(Collection.SENTENCES, DIM)
+        vecs = unit_vectors(40)
+        ids = new_ids(40)
+        store.upsert(Collection.SENTENCES, points(ids, vecs, "a"))
+        build_due_indexes(store)
+        found = store.vectors_of(Collection.SENTENCES, "a", ids[:3])
+        assert found[ids[2]] == pytest.approx(list(vecs[2]), abs=1e-5)
+        store.delete(Collection.SENTENCES, ids[:20])
+        assert store.count(Collection.SENTENCES, "a") == 20
+        assert store.vectors_of(Collection.SENTENCES, "a", ids[:3]) == {}
+        assert len(list(store.scan(Collection.SENTENCES, "a", with_vectors=False))) == 20
+    finally:
+        store.close()
 
 
 def test_payload_types_round_trip(store: VectorStore) -> None:

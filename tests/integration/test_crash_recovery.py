@@ -55,7 +55,9 @@ def _pages() -> list[RawDocument]:
 def _settings(data: Path) -> Settings:
     # an embedded graph server per data directory: both runs use one tenant name, so their
     # deterministic ids compare one for one
-    return Settings(data_dir=data, group=GROUP, embedder=EmbedderBackend.HASHING)
+    # candidate sentence vectors on: their collection must converge too (issue 23)
+    return Settings(data_dir=data, group=GROUP, embedder=EmbedderBackend.HASHING,
+                    evidence_vectors=True)
 
 
 # the step after which the second batch's write stops (the first batch completed)

@@ -26,6 +26,8 @@ from hypothesis import strategies as st
 from knotwork.core import Knotwork
 from knotwork.domain.ids import stable_id
 from knotwork.domain.models import RawDocument, SourceSystem
+from knotwork.domain.ports import Collection
+from knotwork.retrieval.evidence_text import episode_sentence_ids
 from tests.conftest import SettingsFactory
 
 pytestmark = [pytest.mark.integration, pytest.mark.models]
@@ -97,7 +99,7 @@ def test_edits_converge_to_a_fresh_ingest(history: list[Step], make_settings: Se
                                           tmp_path: Path) -> None:
     def open_tenant() -> Knotwork:
         return Knotwork(make_settings(data_dir=tmp_path / secrets.token_hex(4),
-                                      embedder="hashing"))
+                                      embedder="hashing", evidence_vectors=True))
 
     final: dict[str, tuple[str, ...]] = {}
     with open_tenant() as edited:
@@ -113,6 +115,13 @@ def test_edits_converge_to_a_fresh_ingest(history: list[Step], make_settings: Se
                 edited.ingest_documents([_raw(page, sentences)])
                 final[page] = sentences
         after_edits = _snapshot(edited)
+        # the candidate sentences' vectors are exactly those of the episodes left (issue 23)
+        group, graph = edited.settings.group, edited.runtime.graph
+        total = graph.counts(group).episodes
+        episodes = graph.get_episodes(group, graph.recent_episode_ids(group, total)) if total else []
+        assert {p.id for p in edited.runtime.vectors.scan(Collection.SENTENCES, group,
+                                                          with_vectors=False)} == \
+            {i for e in episodes for i in episode_sentence_ids(e)}
     with open_tenant() as fresh:
         fresh.ingest_documents([_raw(page, final[page]) for page in sorted(final)])
         expected = _snapshot(fresh)

@@ -37,6 +37,18 @@ def test_vectors_come_back_in_the_texts_order_whatever_the_parts() -> None:
     assert vectors == [[float(len(t)), float(i)] for i, t in enumerate(texts)]
 
 
+def test_short_texts_follow_the_passages_embedded_by_their_own_call() -> None:
+    texts = [f"passage {'x' * (i * 5 % 17)} {i}" for i in range(9)]
+    short = [f"sentence {i}" for i in range(11)]
+    passages, sentences = _Recorder(texts + short), _Recorder(texts + short)
+    work = PassageWork(texts, passages, part_rows=4, short=short, short_embed=sentences,
+                       short_rows=5)
+    vectors = work.result().vectors
+    assert vectors == [[float(len(t)), float(i)] for i, t in enumerate(texts + short)]
+    assert sorted(t for part in passages.by_thread.values() for t in part) == sorted(texts)
+    assert sorted(t for part in sentences.by_thread.values() for t in part) == sorted(short)
+
+
 def test_a_span_is_read_from_the_part_that_holds_its_passage() -> None:
     texts = ["short", "a much longer passage about Atlas", "mid length one"]
     joined = PassageWork(texts, _Recorder(texts), part_rows=1).result()

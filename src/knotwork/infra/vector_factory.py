@@ -45,6 +45,8 @@ COLLECTION_SPECS: Mapping[Collection, CollectionSpec] = {
     Collection.COMMUNITIES: CollectionSpec(
         12, 100, (("level", "integer"), ("entity_count", "integer"))
     ),
+    # read by id only (local search's candidate sentences): no HNSW graph to build (m=0)
+    Collection.SENTENCES: CollectionSpec(0, 100, ()),
 }
 
 

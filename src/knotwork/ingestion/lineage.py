@@ -49,6 +49,7 @@ from knotwork.ingestion.embedding_text import (
 )
 from knotwork.ingestion.entity_evidence import refresh_entities
 from knotwork.ingestion.vector_writes import stored_vectors
+from knotwork.retrieval.evidence_text import episode_sentence_ids
 
 if TYPE_CHECKING:
     from knotwork.communities.service import CommunityService
@@ -98,6 +99,11 @@ class Lineage:
         if passages:
             self._rt.vectors.delete(Collection.CHUNKS, passages)
         graph = self._rt.graph
+        # the candidate sentences' vectors, as stored from these episodes (issue 23)
+        sentences = [sid for episode in graph.get_episodes(self._group, chunk_ids)
+                     for sid in episode_sentence_ids(episode)]
+        if sentences:
+            self._rt.vectors.delete(Collection.SENTENCES, sentences)
         for episode_id in chunk_ids:  # the entities these episodes mention lose evidence
             self._touched.update(graph.episode_entity_ids(self._group, episode_id))
         return graph.detach_document_episodes(self._group, [d.id for d in documents])

@@ -17,25 +17,33 @@ from concurrent.futures import Executor
 
 from knotwork.domain.ports import PassageVectors
 from knotwork.infra.embeddings.threads import one_core_left
-from knotwork.ingestion.vector_writes import EmbeddedPassages, PassageRow
+from knotwork.ingestion.vector_writes import EmbeddedPassages, PassageRow, SentenceRow
 
 EmbedPart = Callable[[list[str]], PassageVectors]
 
 PART_ROWS = 16  # ~0.5 s of MiniLM on one core: short enough to leave little idle at the end
+SHORT_ROWS = 128  # sentences: ~10x shorter than passages, two model batches of 64
 
 
 class PassageWork:
     """The passages of one batch, embedded part by part by any thread (``work``)."""
 
-    def __init__(self, texts: Sequence[str], embed: EmbedPart, part_rows: int = PART_ROWS
-                 ) -> None:
-        if part_rows < 1:
-            raise ValueError("part_rows must be at least 1")
-        self._texts = list(texts)
-        self._embed = embed
+    def __init__(self, texts: Sequence[str], embed: EmbedPart, part_rows: int = PART_ROWS,
+                 short: Sequence[str] = (), short_embed: EmbedPart | None = None,
+                 short_rows: int = SHORT_ROWS) -> None:
+        """``short``: texts after ``texts`` (sentences) whose spans are never read: embedded
+        by ``short_embed`` (default ``embed``) in parts of ``short_rows``."""
+        if part_rows < 1 or short_rows < 1:
+            raise ValueError("part_rows and short_rows must be at least 1")
+        self._texts = [*texts, *short]
         # parts of similar length pad little when the embedder batches them
-        order = sorted(range(len(self._texts)), key=lambda i: len(self._texts[i]))
+        order = sorted(range(len(texts)), key=lambda i: len(self._texts[i]))
         self._parts = [order[i : i + part_rows] for i in range(0, len(order), part_rows)]
+        self._embeds = [embed] * len(self._parts)
+        order = sorted(range(len(texts), len(self._texts)), key=lambda i: len(self._texts[i]))
+        shorts = [order[i : i + short_rows] for i in range(0, len(order), short_rows)]
+        self._parts += shorts
+        self._embeds += [short_embed or embed] * len(shorts)
         self._results: list[PassageVectors | None] = [None] * len(self._parts)
         self._next = 0
         self._finished = 0
@@ -55,7 +63,7 @@ class PassageWork:
         done = 0
         while (parts is None or done < parts) and (k := self._take()) is not None:
             try:
-                result = self._embed([self._texts[i] for i in self._parts[k]])
+                result = self._embeds[k]([self._texts[i] for i in self._parts[k]])
             except BaseException as exc:  # re-raised in ``result``, in the caller's thread
                 with self._changed:
                     self._error = self._error or exc
@@ -123,9 +131,11 @@ class _Joined:
 class PendingPassages:
     """A batch's passage rows and their embedding in progress (the pipeline's handle)."""
 
-    def __init__(self, rows: Sequence[PassageRow], work: PassageWork) -> None:
+    def __init__(self, rows: Sequence[PassageRow], work: PassageWork,
+                 sentences: Sequence[SentenceRow] = ()) -> None:
         self._rows = list(rows)
         self._work = work
+        self._sentences = list(sentences)
 
     def done(self) -> bool:
         return self._work.done()
@@ -134,7 +144,8 @@ class PendingPassages:
         """The batch's passages; this thread embeds the parts nobody has started, then parts
         of ``spare`` while the last ones finish."""
         return EmbeddedPassages(self._rows,
-                                self._work.result(spare._work if spare is not None else None))
+                                self._work.result(spare._work if spare is not None else None),
+                                self._sentences)
 
 
 def one_core_each(embed: EmbedPart) -> EmbedPart:

@@ -51,6 +51,7 @@ from knotwork.ingestion.vector_writes import (
     passage_embedder,
     passage_rows,
     plan_vectors,
+    sentence_rows,
     stored_vectors,
 )
 from knotwork.resolution.ingest import StoredResolutionIndex
@@ -162,9 +163,15 @@ class IngestionPipeline:
         settings = self._rt.settings
         rows = passage_rows({p.document.id: p.document.title for p in batch},
                             [e for p in batch for e in p.episodes], settings.passage_tokens)
+        # the candidate sentences' texts as local search embeds them, in the same pass
+        sentences = sentence_rows([e for p in batch for e in p.episodes], len(rows)) \
+            if settings.evidence_vectors else []
         embed = one_core_each(passage_embedder(self._rt.embedder, settings.late_chunk_facts))
-        work = PassageWork([text for _, _, text, _ in rows], embed).submit(pool)
-        return PendingPassages(rows, work)
+        work = PassageWork([text for _, _, text, _ in rows], embed,
+                           short=[t for _, t, _ in sentences],
+                           short_embed=one_core_each(passage_embedder(self._rt.embedder, False))
+                           ).submit(pool)
+        return PendingPassages(rows, work, sentences)
 
     def add_episode(self, raw: RawDocument, context_episodes: int = 3) -> IngestReport:
         """One message or text: prior episodes of the group give coreference context."""
@@ -485,6 +492,8 @@ class IngestionPipeline:
         vectors.upsert(Collection.CHUNKS, [
             passage_point(e.id, e.document_id, e.source_description, i, self._group, v)
             for e, i, v in passages.points()])
+        if passages.sentences:
+            vectors.upsert(Collection.SENTENCES, passages.sentence_points())
 
     def _begin(self, batch: Sequence[_Prepared]) -> None:
         """The first write of a batch: its documents PROCESSING in SQL (a new one a row without

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from knotwork.domain.models import Entity, Episode, Fact
-from knotwork.domain.ports import Collection, Embedder, PassageVectors, VectorStore
+from knotwork.domain.ports import Collection, Embedder, PassageVectors, VectorPoint, VectorStore
 from knotwork.infra.embeddings.spans import PlainPassages, embed_passages
 from knotwork.ingestion.embedding_text import entity_text, passage_text, passage_texts
+from knotwork.retrieval.evidence_text import evidence_texts, sentence_point
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Collection as Container
@@ -30,6 +31,8 @@ class EmbeddedPassages:
 
     rows: list[PassageRow]
     handle: PassageVectors
+    # candidate sentences as local search embeds them: (episode, text, row in ``handle``)
+    sentences: list[SentenceRow] = field(default_factory=list)
     _by_episode: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -38,12 +41,17 @@ class EmbeddedPassages:
 
     def of_documents(self, document_ids: Container[str]) -> EmbeddedPassages:
         return EmbeddedPassages(
-            [r for r in self.rows if r[0].document_id in document_ids], self.handle
+            [r for r in self.rows if r[0].document_id in document_ids], self.handle,
+            [r for r in self.sentences if r[0].document_id in document_ids],
         )
 
     def points(self) -> list[tuple[Episode, int, list[float]]]:
         vectors = self.handle.vectors
         return [(e, i, vectors[row]) for e, i, _, row in self.rows]
+
+    def sentence_points(self) -> list[VectorPoint]:
+        vectors = self.handle.vectors
+        return [sentence_point(e, text, vectors[row]) for e, text, row in self.sentences]
 
     def sentence_vector(self, episode_ids: Iterable[str], sentence: str) -> list[float] | None:
         """The sentence's vector pooled from a passage of one of these episodes that holds
@@ -61,6 +69,17 @@ class EmbeddedPassages:
 
 
 PassageRow = tuple[Episode, int, str, int]
+SentenceRow = tuple[Episode, str, int]
+
+
+def sentence_rows(episodes: Sequence[Episode], first_row: int) -> list[SentenceRow]:
+    """Each episode's candidate sentence texts (``retrieval.evidence_text``), numbered from
+    ``first_row`` (they follow the passages in one embedding pass)."""
+    rows: list[SentenceRow] = []
+    for episode in episodes:
+        for text in evidence_texts(episode):
+            rows.append((episode, text, first_row + len(rows)))
+    return rows
 
 
 def passage_rows(titles: Mapping[str, str], episodes: Sequence[Episode], tokens: int

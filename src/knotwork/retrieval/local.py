@@ -24,12 +24,20 @@ from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.config import LocalSearchConfig
 from knotwork.retrieval.coverage import focus_terms, uncovered_terms
 from knotwork.retrieval.definitions import definition_bonus
+from knotwork.retrieval.evidence_text import (
+    continues,
+    pair_display,
+    pair_text,
+    scored_text,
+    sentence_vector_id,
+    sentences,
+)
 from knotwork.retrieval.hints import hint_bonus
 from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, overlap, term_set, terms
 from knotwork.retrieval.open_questions import open_question, without_question_verb
 from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase, unshadowed
 from knotwork.retrieval.reasons import duration_bonus, reason_bonus, reason_first
-from knotwork.retrieval.sentences import as_sentence, join_answer, split_sentences, strip_markup
+from knotwork.retrieval.sentences import join_answer
 from knotwork.retrieval.siblings import siblings as same_relation
 from knotwork.retrieval.tech_category import category_first, unsupported_category
 from knotwork.retrieval.tech_stack import is_home_company
@@ -40,7 +48,6 @@ from knotwork.retrieval.typed_support import unsupported_relation, unsupported_t
 from knotwork.retrieval.vector_cache import embed_cached
 from knotwork.runtime import Runtime
 
-_SPEAKER = re.compile(r"^([A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,3})\s*(?:\([^)]{1,30}\))?:\s+(?=\S)")
 NO_ANSWER = "I could not find support for this in the knowledge graph."
 
 
@@ -180,36 +187,28 @@ class LocalSearch:
         for ep in episodes:
             # a later document only speaks for as_of where a sentence dates what it says
             later = as_of is not None and ep.valid_at > as_of
-            heading = ""
             previous: Unit | None = None
-            for raw in split_sentences(ep.content):
-                shown = strip_markup(raw)
-                speaker = _SPEAKER.match(shown)
-                text = shown[speaker.end():].strip() if speaker else shown
-                if raw.startswith("#"):
-                    heading = text
-                if len(text) < 8 or (later and not held_then(text, ep.valid_at, as_of)):
+            for s in sentences(ep):
+                text, shown = s.text, s.shown
+                if later and not held_then(text, ep.valid_at, as_of):
                     continue
-                context = f"{ep.name} {heading if heading != text else ''}"
-                if speaker:
-                    context += f" {speaker.group(1)}"
                 # under a title or heading that names the subject counts as naming it
-                where = f"{text} {context}".lower()
+                where = f"{text} {s.context}".lower()
                 named = any(n.lower() in where for n in names)
                 bonus = self._cfg.bonus_seed_named if named else 0.0
-                if raw.startswith("#"):
+                if s.heading:
                     bonus -= self._cfg.penalty_heading
-                unit = Unit(text, [ep.id], None, bonus, context=context, time=ep.valid_at,
+                unit = Unit(text, [ep.id], None, bonus, context=s.context, time=ep.valid_at,
                             display=shown)
                 units.append(unit)
-                if previous is not None and _continues(text):
+                if previous is not None and continues(text):
                     # "ADR-021: the team adopts Dagster." + "Luis Ortega leads the migration.":
                     # a short follow-up completes the sentence before it; scored together too
-                    units.append(Unit(f"{previous.text} {text}", [ep.id], None,
+                    units.append(Unit(pair_text(previous.text, text), [ep.id], None,
                                       max(previous.bonus, bonus) - self._cfg.penalty_pair,
-                                      context=context, time=ep.valid_at,
-                                      display=f"{as_sentence(previous.display)} {shown}"))
-                previous = None if raw.startswith("#") else unit
+                                      context=s.context, time=ep.valid_at,
+                                      display=pair_display(previous.display, shown)))
+                previous = None if s.heading else unit
         return units
 
     def _score(self, question: str, qvec: Sequence[float], units: list[Unit]) -> list[Unit]:
@@ -221,11 +220,17 @@ class LocalSearch:
         _recency_bonus(units, cfg.bonus_recency)
         shortlist = sorted(units, key=lambda u: -(u.parts["lexical"] + u.bonus))[: cfg.max_units_scored]
         todo = [u for u in shortlist if u.cosine is None or u.context.strip()]
-        vectors = embed_cached(self._rt.embedder,
-                               [f"{u.text} ({u.context.strip()})" if u.context.strip() else u.text
-                                for u in todo])
+        texts = [scored_text(u.text, u.context) for u in todo]
+        # a source sentence's vector stored at ingest is read by id; the rest is embedded
+        ids = [sentence_vector_id(u.chunk_ids[0], t) if u.fact is None and u.chunk_ids else ""
+               for u, t in zip(todo, texts, strict=True)]
+        stored = self._rt.vectors.vectors_of(Collection.SENTENCES, self._group,
+                                             [i for i in ids if i]) if any(ids) else {}
+        missing = [t for t, i in zip(texts, ids, strict=True) if i not in stored]
+        embedded = dict(zip(missing, embed_cached(self._rt.embedder, missing), strict=True))
         question_vector = np.asarray(qvec, dtype=np.float64)
-        for u, vec in zip(todo, vectors, strict=True):
+        for u, text, vid in zip(todo, texts, ids, strict=True):
+            vec = stored[vid] if vid in stored else embedded[text]
             u.cosine = float(np.dot(question_vector, np.asarray(vec, dtype=np.float64)))
         for u in shortlist:
             sem = u.cosine or 0.0
@@ -435,14 +440,6 @@ class LocalSearch:
         return "\n".join(parts)
 
 
-_FOLLOW_UP = re.compile(
-    r"^(?:(?:The|This|That|These|Those|Its|Their|His|Her)\s+[a-z]|(?:It|He|She|They)\s"
-    r"|[A-Z][a-z]+ed\s+by\b"  # "Decided by Hannah", "Proposed by Elif"
-    r"|[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){0,2}\s+(?:is|was|are|were|will|has|had|[a-z]+s)\s"
-    r"(?:[a-z]+ing\s+|now\s+|also\s+)?(?:the|this|that|it|them)\b)")  # "Jo Park is building the …"
-_FOLLOW_UP_MAX_WORDS = 14
-
-
 _WHO = re.compile(r"^\s*(?:who|whom|whose)\b", re.IGNORECASE)
 
 
@@ -456,12 +453,6 @@ def _with_follow_ups(chosen: list[Unit], ranked: list[Unit], cutoff: float) -> l
                      and len(p.text) > len(unit.text)), None)
         out.append(pair if pair is not None and all(pair is not o for o in out) else unit)
     return out
-
-
-def _continues(sentence: str) -> bool:
-    """A short sentence that refers back to the one before it (a pronoun, "the migration",
-    a "Decided by …" fragment): the two are a unit an answer may need both halves of."""
-    return len(sentence.split()) <= _FOLLOW_UP_MAX_WORDS and bool(_FOLLOW_UP.match(sentence))
 
 
 def question_keys(question: str) -> dict[str, str]:

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from knotwork.domain.models import Document, ProcessingStatus
+from knotwork.domain.models import Document, Episode, ProcessingStatus
 from knotwork.domain.ports import Collection, VectorPoint
 from knotwork.ingestion.embedding_text import (
     entity_point,
@@ -33,6 +33,7 @@ from knotwork.ingestion.embedding_text import (
     passage_text,
     passage_texts,
 )
+from knotwork.retrieval.evidence_text import evidence_texts, sentence_point, sentence_vector_id
 from knotwork.runtime import Runtime
 
 Progress = Callable[[str], None]
@@ -54,6 +55,8 @@ class ReconcileReport(BaseModel):
     fact_vectors_removed: int = 0
     passage_vectors_added: int = 0
     passage_vectors_removed: int = 0
+    sentence_vectors_added: int = 0
+    sentence_vectors_removed: int = 0
     unfinished_documents: list[str] = Field(default_factory=list)
 
     @property
@@ -61,7 +64,8 @@ class ReconcileReport(BaseModel):
         return (self.rolled_back_episodes + len(self.orphan_episode_documents) + self.facts_retired + self.entities_retired
                 + self.entity_vectors_added + self.entity_vectors_removed
                 + self.fact_vectors_added + self.fact_vectors_removed
-                + self.passage_vectors_added + self.passage_vectors_removed)
+                + self.passage_vectors_added + self.passage_vectors_removed
+                + self.sentence_vectors_added + self.sentence_vectors_removed)
 
 
 def _ids(rt: Runtime, collection: Collection, group: str) -> set[str]:
@@ -168,4 +172,24 @@ def reconcile(rt: Runtime, group: str, *, dry_run: bool = False,
                          [passage_text(title(e.document_id), text)
                           for e, _, text in missing_passages], point)
         rt.vectors.delete(Collection.CHUNKS, extra)
+
+    say("sentence vectors")
+    _sentences(rt, group, episodes, report, dry_run=dry_run)
     return report
+
+
+def _sentences(rt: Runtime, group: str, episodes: Sequence[Episode], report: ReconcileReport,
+               *, dry_run: bool) -> None:
+    """Candidate sentence vectors (issue 23): those of no stored episode text are deleted;
+    with ``Settings.evidence_vectors`` on, the missing ones are embedded."""
+    wanted = {sentence_vector_id(e.id, text): (e, text) for e in episodes
+              for text in evidence_texts(e)}
+    stored = _ids(rt, Collection.SENTENCES, group)
+    missing = [wanted[sid] for sid in sorted(wanted.keys() - stored)] \
+        if rt.settings.evidence_vectors else []
+    extra = sorted(stored - wanted.keys())
+    report.sentence_vectors_added, report.sentence_vectors_removed = len(missing), len(extra)
+    if not dry_run:
+        _upsert_embedded(rt, Collection.SENTENCES, [text for _, text in missing],
+                         lambda k, v: sentence_point(missing[k][0], missing[k][1], v))
+        rt.vectors.delete(Collection.SENTENCES, extra)

@@ -16,6 +16,7 @@ class Collection(StrEnum):
     CHUNKS = "chunks"
     FACTS = "facts"
     COMMUNITIES = "communities"
+    SENTENCES = "sentences"  # candidate source sentences as local search embeds them
 
 
 PayloadValue = str | int | float | bool | list[str] | None
@@ -64,6 +65,12 @@ class VectorStore(Protocol):
     def delete_group(self, collection: Collection, group_id: str) -> None: ...
 
     def count(self, collection: Collection, group_id: str) -> int: ...
+
+    def vectors_of(self, collection: Collection, group_id: str, ids: Sequence[str]
+                   ) -> dict[str, list[float]]:
+        """The stored vectors of these point ids within one tenant, in one read (ids of
+        another tenant or not stored are left out)."""
+        ...
 
     def scan(self, collection: Collection, group_id: str, batch: int = 256, *,
              with_vectors: bool = True) -> Iterator[VectorPoint]:

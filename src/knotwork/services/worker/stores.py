@@ -114,8 +114,7 @@ class LeasedVectors:
                    ) -> dict[str, list[float]]:
         """The stored vectors of these ids (both Qdrant backends have it; ingestion's
         resolution scores mentions against them, so a worker must resolve as inline does)."""
-        vectors_of = getattr(self._open(), "vectors_of", None)
-        return vectors_of(collection, group_id, ids) if vectors_of is not None else {}
+        return self._open().vectors_of(collection, group_id, ids)
 
     def close(self) -> None:
         if self._store is not None:
