@@ -187,7 +187,7 @@ def blocking_keys(names: Iterable[str], etype: EntityType | None,
         for rule in rules:
             if rule.family == "lsh":
                 keys += lsh_keys(embedding, rule.bands, rule.bits)
-    order = {f: i for i, f in enumerate(("id", "a", "n", "fc", "ft", "fq", "nk", "fn", "h", "is",
+    order = {f: i for i, f in enumerate(("id", "a", "n", "fc", "fq", "nk", "fn", "h", "is",
                                          "fi", "fs", "fa", "ss", "t", "g", "fg", "p", "sx",
                                          "mp", "ny"))}
     unique = list(dict.fromkeys(k for k in keys if len(k) > 2))

@@ -44,18 +44,11 @@ class FormRule:
     types: frozenset[EntityType]
 
 
-def compact_form(name: str) -> str | None:
-    """Spacing-, punctuation- and case-insensitive: "Biz Ops"/"BizOps", "SOC2"/"SOC 2"."""
-    c = compact(name)
-    return c if len(c) >= 3 else None
-
-
-def transliterated_form(name: str) -> str | None:
-    """German umlauts written out ("Krüger"/"Krueger"), then compacted."""
-    if name == name.translate(_GERMAN):
-        return None
-    c = compact(name.translate(_GERMAN))
-    return c if len(c) >= 3 else None
+def compact_forms(name: str) -> tuple[str, ...]:
+    """Spacing-, punctuation-, case- and accent-insensitive: "Biz Ops"/"BizOps", "SOC2"/
+    "SOC 2"; with German umlauts also written out ("Krüger"/"Krueger")."""
+    keys = dict.fromkeys((compact(name), compact(name.translate(_GERMAN))))
+    return tuple(k for k in keys if len(k) >= 3)
 
 
 def qualifier_stripped(name: str) -> str | None:
@@ -114,7 +107,7 @@ def _core_words(name: str) -> list[str]:
 
 def abbreviates(short: str, full: str) -> bool:
     """``short`` is an acronym of ``full``'s words ("C&R" of "Compliance & Risk") or a
-    camel-case clipping of them ("FinCrime" of "Financial Crime"), legal form and team word
+    camel-case clipping of them ("SecOps" of "Security Operations"), legal form and team word
     aside."""
     words = _core_words(full)
     if len(words) < 2:
@@ -125,7 +118,16 @@ def abbreviates(short: str, full: str) -> bool:
         return len(letters) >= 2 and letters == "".join(w[0] for w in words)
     parts = camel_parts(raw)
     return len(parts) == len(words) and all(
-        w.startswith(p) and len(p) >= 3 for p, w in zip(parts, words, strict=True))
+        len(p) >= 3 and _clips(p, w) for p, w in zip(parts, words, strict=True))
+
+
+def _clips(part: str, word: str) -> bool:
+    """``part`` is ``word`` shortened: its first letter, then its letters in order ("ops" of
+    operations, "fin" of financial)."""
+    if not word.startswith(part[0]):
+        return False
+    rest = iter(word[1:])
+    return all(c in rest for c in part[1:])
 
 
 def given_prefixes(name: str) -> tuple[str, ...]:
@@ -193,10 +195,8 @@ def _person_tokens(name: str) -> list[str]:
 
 
 FORM_RULES: tuple[FormRule, ...] = (
-    FormRule("compact", "fc", "spacing, punctuation, case and accents ignored",
-             _one(compact_form), _ALL),
-    FormRule("transliterated", "ft", "German umlauts written out (ü → ue)",
-             _one(transliterated_form), _ALL),
+    FormRule("compact", "fc", "spacing, punctuation, case and accents ignored (ü also as ue)",
+             compact_forms, _ALL),
     FormRule("qualifier", "fq", "a legal form or a the/Project qualifier dropped",
              _one(qualifier_stripped), _NOT_PERSON),
     FormRule("acronym", "fa", "an acronym, or the initials of a multi-word name", acronym_form,
@@ -227,6 +227,4 @@ def form_keys(name: str, etype: EntityType | None) -> list[str]:
 def same_form(a: str, b: str) -> bool:
     """Two names that are one name once spacing, punctuation, case and accents are ignored
     (and umlauts written out)."""
-    ka = {compact_form(a), transliterated_form(a)} - {None}
-    kb = {compact_form(b), transliterated_form(b)} - {None}
-    return bool(ka & kb)
+    return bool(set(compact_forms(a)) & set(compact_forms(b)))

@@ -7,10 +7,13 @@ keys, these say whether a key's hit may join.
 
 from __future__ import annotations
 
+from rapidfuzz.distance import DamerauLevenshtein
+
 from knotwork.resolution.name_forms import FullName, full_name, nickname_formals
 from knotwork.resolution.names import (
     _NAME_ENDINGS,
     given_similarity,
+    nickname_linked,
     parse_person,
     surname_similarity,
 )
@@ -21,13 +24,26 @@ def person_tokens(name: str) -> tuple[str, ...]:
     return parse_person(name).tokens
 
 
+# endings of a pet form made from the first letters of a given name ("Kathi" of Katharina)
+DIMINUTIVE_ENDINGS: tuple[str, ...] = ("ie", "i", "y")
+
+
 def _given_compatible(short: str, given: str) -> bool:
     if short == given:
         return True
     if len(short) == 1:
         return given.startswith(short)
+    if ending_variant(short, given):  # Dani/Daniel, Anna/Anne: another name of one stem
+        return nickname_linked(short, given)
     if given in nickname_formals(short) or short in nickname_formals(given):
         return True
+    if len(short) >= 4 and len(given) >= len(short) + 3 and given.endswith(short):
+        return True  # the end of a long given name ("Lupe" of Guadalupe)
+    for end in DIMINUTIVE_ENDINGS:
+        stem = short.removesuffix(end)
+        if stem != short and len(stem) >= 3 and len(given) >= len(short) + 2 \
+                and given.startswith(stem):
+            return True
     # the first letters of a longer given name ("Val" of Valeria), unless what is cut off is
     # a name ending: "Dani" is not short for Daniel, it is another name of the same stem
     return 3 <= len(short) <= 5 and len(given) >= len(short) + 2 and given.startswith(short) \
@@ -64,7 +80,7 @@ def gender_variant(a: str, b: str) -> bool:
     x, y = ta[0], tb[0]
     if x == y or len(x) == 1 or len(y) == 1:
         return False
-    return given_similarity(x, y) is None and x[:3] == y[:3] and abs(len(x) - len(y)) <= 2
+    return ending_variant(x, y) and not nickname_linked(x, y)
 
 
 def surname_conflict(a: str, b: str) -> bool:
@@ -82,3 +98,32 @@ def _same_given(a: FullName, b: FullName) -> bool:
         return True
     g = given_similarity(x, y)
     return g is not None and g >= 0.88
+
+
+def ending_variant(a: str, b: str) -> bool:
+    """One stem with two name endings (Gabriel/Gabriela, Dani/Daniel, Anna/Anne)."""
+    stem = 0
+    while stem < min(len(a), len(b)) and a[stem] == b[stem]:
+        stem += 1
+    return stem >= 2 and a[stem:] != b[stem:] and a[stem:] in _NAME_ENDINGS \
+        and b[stem:] in _NAME_ENDINGS
+
+
+def doubled_letter(a: str, b: str) -> bool:
+    """One name is the other with one letter doubled or undoubled (Camile/Camille)."""
+    x, y = sorted((a, b), key=len)
+    if len(y) != len(x) + 1:
+        return False
+    return any(y[:i] + y[i + 1:] == x and y[i] == y[i - 1] for i in range(1, len(y)))
+
+
+def given_compatible(a: str, b: str) -> bool:
+    """Two given names one person may carry, in either order: a nickname or short form of the
+    other, or one edit apart in a name of five letters or more that is not a gender variant
+    (Camile/Camille, never Gabriel/Gabriela)."""
+    x, y = sorted((a, b), key=len)
+    if doubled_letter(x, y) or _given_compatible(x, y):
+        return True
+    if len(x) >= 5 and DamerauLevenshtein.distance(x, y) == 1:
+        return given_similarity(x, y) is not None
+    return False
