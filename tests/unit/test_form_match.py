@@ -124,3 +124,11 @@ def test_a_camel_case_clipping_joins_the_one_name_it_clips() -> None:
     assert groups == {"Security Operations team": {"SecOps"}}
     # two names it could clip: no join
     assert not _groups(_e("SecOps", O), _e("Security Operations", O), _e("Second Opinions", O))
+
+
+def test_a_candidates_lone_alias_is_no_short_form_bridge() -> None:
+    # the candidate's alias "Ros" must not make every "Ros..." full name this candidate
+    cand = [CandidateRecord("a", "Rosalind Lindqvist", P, aliases=("Ros",))]
+    cfg = Resolver().config
+    scored = rank(cfg, MentionQuery("Rosamund Pike", P, 1.0), cand)
+    assert scored[0].name_score < 0.85

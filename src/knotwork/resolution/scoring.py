@@ -153,7 +153,9 @@ def name_similarity(a: str, b: str, person: bool, etype: EntityType | None = Non
         return 1.0
     if person:
         sim = person_similarity(parse_person(a), parse_person(b))
-        if sim < SHORT_FORM_SIMILARITY and (is_short_form(a, b) or is_short_form(b, a)):
+        # the mention (a) a short form of the candidate's full name (b), never the reverse:
+        # a candidate's lone alias "Alex" must not pull in every full name starting so
+        if sim < SHORT_FORM_SIMILARITY and is_short_form(a, b):
             return SHORT_FORM_SIMILARITY  # "Thomas R", "J. Brandt", "Val" of a full name
         return sim
     if abbreviates(a, b) or abbreviates(b, a):  # "C&R", "FinCrime" of "Financial Crime"
