@@ -8,7 +8,9 @@ given name + surname (Bob/Robert), ``is:`` initial + surname, ``h:`` chat handle
 ``t:`` each name token, ``p:`` 4-character prefix, ``sx:`` Soundex, ``mp:`` Metaphone and
 ``ny:`` NYSIIS of the whole name (jellyfish has no Double Metaphone: these two phonetic codes
 stand in for its primary/secondary pair), ``l<band>:`` random-hyperplane LSH buckets of the
-embedding.
+embedding; ``f?:`` the name-form keys of :data:`~knotwork.resolution.form_match.FORM_RULES`
+(compact, transliterated, qualifier-stripped, acronym, initial + surname, given + surname
+initial, given name, nickname).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from knotwork.domain.models import EntityType
 from knotwork.resolution.exact import lookup_keys
+from knotwork.resolution.form_match import form_keys
 from knotwork.resolution.names import formal_names, handle_forms, parse_person
 from knotwork.resolution.normalize import normalize_name
 
@@ -44,10 +47,11 @@ class BlockingRule(BaseModel):
 
 
 FAMILIES = ("full", "nickname", "initials", "handle", "given", "surname_soundex", "token",
-            "prefix", "soundex", "metaphone", "nysiis", "lsh", "attribute")
+            "prefix", "soundex", "metaphone", "nysiis", "lsh", "attribute", "form")
 
 DEFAULT_RULES: tuple[BlockingRule, ...] = (
     BlockingRule(family="full"),
+    BlockingRule(family="form"),
     BlockingRule(family="nickname", person_only=True),
     BlockingRule(family="initials", person_only=True),
     BlockingRule(family="handle", person_only=True),
@@ -132,6 +136,8 @@ def _name_keys(name: str, etype: EntityType | None, rules: Sequence[BlockingRule
                     out.append(f"n:{' '.join(tokens)}")
             if etype is not None:
                 out += [f"n:{k}" for k in lookup_keys(key, etype)[1:] if not k.startswith("first:")]
+        elif fam == "form":  # the name-form rules of form_match (fc:, fq:, fa:, fi: ...)
+            out += form_keys(name, etype)
         elif fam == "token":
             out += [f"t:{t}" for t in key.split() if len(t) >= 3 and t not in _STOP]
         elif fam == "prefix":
@@ -181,7 +187,9 @@ def blocking_keys(names: Iterable[str], etype: EntityType | None,
         for rule in rules:
             if rule.family == "lsh":
                 keys += lsh_keys(embedding, rule.bands, rule.bits)
-    order = {f: i for i, f in enumerate(("id", "a", "n", "nk", "h", "is", "ss", "t", "g", "p", "sx", "mp", "ny"))}
+    order = {f: i for i, f in enumerate(("id", "a", "n", "fc", "fq", "nk", "fn", "h", "is",
+                                         "fi", "fs", "fa", "ss", "t", "g", "fg", "p", "sx",
+                                         "mp", "ny"))}
     unique = list(dict.fromkeys(k for k in keys if len(k) > 2))
     return sorted(unique, key=lambda k: order.get(k.split(":", 1)[0], len(order)))
 

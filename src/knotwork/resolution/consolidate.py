@@ -24,6 +24,7 @@ from rapidfuzz.distance import DamerauLevenshtein
 
 from knotwork.domain.models import Entity, EntityType
 from knotwork.resolution.cannot_link import CannotLink, load_cannot_link
+from knotwork.resolution.form_match import abbreviates, camel_parts
 from knotwork.resolution.name_forms import (
     ACRONYM,
     COMPANY_WORDS,
@@ -45,6 +46,7 @@ from knotwork.resolution.name_forms import (
 )
 from knotwork.resolution.names import given_similarity, surname_similarity
 from knotwork.resolution.normalize import normalize_name
+from knotwork.resolution.person_forms import given_compatible
 
 if TYPE_CHECKING:
     from knotwork.runtime import Runtime
@@ -65,6 +67,12 @@ RULES: dict[str, str] = {
     "nickname": "a nickname (with or without the surname) of exactly one person's given name, "
                 "from the nickname tables or as its first 3-5 letters",
     "lone_surname": "a lone surname of exactly one person",
+    "same_surname": "one surname, given names one person may carry (a pet form, the end of a "
+                    "long given name, one edit) and no other such pair in the family",
+    "family_first": "given + family name of exactly one person written family name first with "
+                    "a middle name (Minh Tran / Tran Van Minh)",
+    "clipped": "a camel-case clipping of the words of exactly one longer name of its type "
+               "(FinCrime of Financial Crime)",
 }
 
 
@@ -124,11 +132,20 @@ class _Clusters:
         return True
 
 
+def _family_first(a: FullName, b: FullName) -> bool:
+    """"Minh Tran" / "Tran Van Minh": the family name first, a middle name between."""
+    x, y = sorted((a, b), key=lambda p: len(p.given))
+    return len(x.given) == 1 and len(y.given) == 2 and x.given[0] == y.surname \
+        and x.surname == y.given[0]
+
+
 def _same_person(a: FullName, b: FullName) -> bool:
-    if sorted((*a.given, a.surname)) == sorted((*b.given, b.surname)):
+    if sorted((*a.given, a.surname)) == sorted((*b.given, b.surname)) or _family_first(a, b):
         return True  # "Lee Min-seo" / "Min-seo Lee": family name first or last
     if surname_similarity(a.surname, b.surname) < 0.9:
         return False
+    if a.surname == b.surname and given_compatible(a.given[0], b.given[0]):
+        return True  # Camile/Camille, Kathi/Katharina, Lupe/Guadalupe (same_surname rule)
     x, y = sorted((a.given[0], b.given[0]), key=len)
     if x in nickname_formals(y) or y in nickname_formals(x) or (
             3 <= len(x) <= 5 and y.startswith(x) and len(y) >= len(x) + 2):
@@ -188,6 +205,15 @@ def _typo_links(entities: Sequence[Entity]) -> list[Link]:
     for same in by_tokens.values():
         ids = list(dict.fromkeys(e.id for e in same))
         links += [Link(a, ids[0], "reordered") for a in ids[1:]]
+    by_ends: dict[frozenset[str], list[tuple[Entity, FullName]]] = defaultdict(list)
+    for e, p in people:  # "Minh Tran" and "Tran Van Minh" share {minh, tran}
+        if len(p.given) <= 2:
+            by_ends[frozenset((p.given[0], p.surname))].append((e, p))
+    for group in by_ends.values():
+        pairs = [(a, b) for i, (a, pa) in enumerate(group) for b, pb in group[i + 1:]
+                 if a.id != b.id and _family_first(pa, pb)]
+        if len(pairs) == 1:
+            links.append(Link(pairs[0][0].id, pairs[0][1].id, "family_first"))
     for family in by_surname.values():  # a typo in the given name (Ottilie/Otilie)
         for i, (a, pa) in enumerate(family):
             for b, pb in family[i + 1:]:
@@ -199,6 +225,14 @@ def _typo_links(entities: Sequence[Entity]) -> list[Link]:
                         and len(pa.given[0]) > 1 and len(pb.given[0]) > 1 \
                         and DamerauLevenshtein.distance(pa.given[0], pb.given[0]) == 1:
                     links.append(Link(a.id, b.id, "typo"))
+    for family in by_surname.values():  # one compatible pair in a family: Kathi/Katharina
+        pairs = [(a, b) for i, (a, pa) in enumerate(family) for b, pb in family[i + 1:]
+                 if a.id != b.id and pa.given[0] != pb.given[0]
+                 and given_compatible(pa.given[0], pb.given[0])]
+        ends = [x.id for pair in pairs for x in pair]
+        for a, b in pairs:
+            if ends.count(a.id) == 1 and ends.count(b.id) == 1:
+                links.append(Link(a.id, b.id, "same_surname"))
     for group in by_given.values():
         for i, (a, pa) in enumerate(group):
             for b, pb in group[i + 1:]:
@@ -247,6 +281,7 @@ def _short_links(entities: Sequence[Entity], clusters: _Clusters) -> list[Link]:
             surname_of[p.surname].add(root)
     companies: dict[str, set[str]] = defaultdict(set)  # leading words -> roots
     initials: dict[str, set[str]] = defaultdict(set)
+    forms_of_root: dict[str, list[tuple[str, EntityType]]] = defaultdict(list)
     for e in entities:
         if e.type is EntityType.PERSON:
             continue
@@ -258,6 +293,7 @@ def _short_links(entities: Sequence[Entity], clusters: _Clusters) -> list[Link]:
                     companies[" ".join(toks[:n])].add(root)
             for ini in initials_of(f):
                 initials[ini].add(root)
+            forms_of_root[root].append((f, e.type))
     links: list[Link] = []
 
     def one(roots: Iterable[str], source: Entity, rule: str) -> None:
@@ -279,6 +315,12 @@ def _short_links(entities: Sequence[Entity], clusters: _Clusters) -> list[Link]:
             if not toks:
                 continue
             letters = re.sub(r"[^a-z]", "", raw.lower())
+            parts = camel_parts(raw)
+            if parts and e.type is not EntityType.PERSON:  # "FinCrime": Financial Crime
+                one((r for r in initials.get("".join(p[0] for p in parts), ()) if any(
+                    t is e.type and abbreviates(raw, f) for f, t in forms_of_root[r])),
+                    e, "clipped")
+                continue
             if ACRONYM.match(raw) and (len(letters) >= 3 or "&" in raw):
                 one(initials.get(letters, ()), e, "acronym")
                 continue

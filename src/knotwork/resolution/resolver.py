@@ -183,6 +183,12 @@ class Resolver:
         best = scored[0]
         runner = scored[1].score if len(scored) > 1 else 0.0
         if runner >= cfg.ambiguity_threshold and best.score - runner < cfg.tie_margin:
+            tied = [s for s in scored if best.score - s.score < cfg.tie_margin]
+            exact = [s for s in tied if s.exact]
+            if len(exact) == 1:  # an exact name or alias wins a tie with "X team" / "X Ltd"
+                return Decision(DecisionKind.MERGE_FLAGGED, exact[0].entity_id, exact[0].score,
+                                [exact[0], *(s for s in scored[:5] if s is not exact[0])],
+                                read, compared, flagged=True, reason="exact name among tied")
             return Decision(DecisionKind.NEW, None, round(best.score, 4), scored[:5], read,
                             compared, flagged=True, reason="tied candidates")
         if runner >= cfg.ambiguity_threshold:

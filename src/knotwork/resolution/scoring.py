@@ -17,6 +17,7 @@ from knotwork.domain.models import EntityType
 from knotwork.resolution.attributes import AttributeModel, combine, compare_all
 from knotwork.resolution.blocking import BlockingRule
 from knotwork.resolution.exact import entity_keys, lookup_keys
+from knotwork.resolution.form_match import abbreviates, same_form
 from knotwork.resolution.names import (
     generic_similarity,
     given_similarity,
@@ -24,6 +25,7 @@ from knotwork.resolution.names import (
     person_similarity,
 )
 from knotwork.resolution.normalize import normalize_name
+from knotwork.resolution.person_forms import is_short_form
 
 
 class ComparisonLevel(BaseModel):
@@ -124,6 +126,7 @@ class ScoredCandidate:
     name_level: str = ""
     matched_name: str = ""
     extra: dict[str, float] = field(default_factory=dict)
+    exact: bool = False  # the mention is one of the candidate's names, up to spacing/punctuation
 
 
 def type_score(config: ResolutionConfig, wanted: EntityType | None, got: EntityType) -> float | None:
@@ -141,9 +144,22 @@ def _variants(key: str, etype: EntityType) -> set[str]:
     return {k for k in keys if not k.startswith("first:")}
 
 
+# a short form of exactly one candidate's name (two candidates at this level tie: no merge)
+SHORT_FORM_SIMILARITY = 0.92
+
+
 def name_similarity(a: str, b: str, person: bool, etype: EntityType | None = None) -> float:
+    if same_form(a, b):  # "Biz Ops"/"BizOps", "SOC2"/"SOC 2", "Krüger"/"Krueger"
+        return 1.0
     if person:
-        return person_similarity(parse_person(a), parse_person(b))
+        sim = person_similarity(parse_person(a), parse_person(b))
+        # the mention (a) a short form of the candidate's full name (b), never the reverse:
+        # a candidate's lone alias "Alex" must not pull in every full name starting so
+        if sim < SHORT_FORM_SIMILARITY and is_short_form(a, b):
+            return SHORT_FORM_SIMILARITY  # "Thomas R", "J. Brandt", "Val" of a full name
+        return sim
+    if abbreviates(a, b) or abbreviates(b, a):  # "C&R", "FinCrime" of "Financial Crime"
+        return SHORT_FORM_SIMILARITY
     ka, kb = normalize_name(a), normalize_name(b)
     if etype is None or etype is EntityType.PERSON:
         return generic_similarity(ka, kb)
@@ -258,9 +274,12 @@ def score_candidate(config: ResolutionConfig, query: MentionQuery,
         score, level = max(score, config.auto_threshold), "identifier"
     elif verdict is False:
         score, level = min(score, config.ambiguity_threshold - 0.01), "different identifier"
+    own = candidate.normalized or tuple(normalize_name(c) for c in candidate.names)
+    exact = any(normalize_name(q) in own or any(
+        same_form(q, c) for c in candidate.names) for q in query.names) if best >= 1.0 else False
     return ScoredCandidate(candidate.id, candidate.name, candidate.type, round(score, 4),
                            round(best, 4), None if emb is None else round(emb, 4), typ,
-                           level, matched, extra)
+                           level, matched, extra, exact)
 
 
 def identifier_verdict(config: ResolutionConfig, a: dict[str, str], b: dict[str, str]
