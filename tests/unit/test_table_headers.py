@@ -103,3 +103,39 @@ def test_a_row_without_a_named_subject_gets_no_invented_names() -> None:
 
     text = "Status: open; Team: Harbor Team"
     assert cell_mentions(text, []) == []
+
+
+def test_a_roster_row_on_a_team_page_is_a_member_of_the_team() -> None:
+    text = "# Harbor Team — Team Home\n\nName: Ondrej Vasko; Role: Staff Engineer; Location: Lisbon"
+    facts = _facts(text, [("Harbor Team", O, 0), ("Ondrej Vasko", P, 0), ("Lisbon", L, 0)])
+    assert facts == {("Ondrej Vasko", "MEMBER_OF", "Harbor Team"),
+                     ("Ondrej Vasko", "LOCATED_IN", "Lisbon")}
+
+
+def test_a_row_naming_its_own_unit_is_not_read_against_the_page() -> None:
+    text = "# Staff Directory of Quayside\n\nName: Ondrej Vasko; Unit: Pricing Squad"
+    facts = _facts(text, [("Quayside", O, 0), ("Ondrej Vasko", P, 0), ("Pricing Squad", O, 0)])
+    assert facts == {("Ondrej Vasko", "MEMBER_OF", "Pricing Squad")}
+
+
+def test_a_unit_row_on_a_division_page_is_one_of_its_parts() -> None:
+    text = "# Engineering Division\n\nTeam: Harbor Team; Lead: Marta Vasko"
+    facts = _facts(text, [("Engineering Division", O, 0), ("Harbor Team", O, 0), ("Marta Vasko", P, 0)])
+    assert facts == {("Harbor Team", "MEMBER_OF", "Engineering Division"),
+                     ("Marta Vasko", "LEADS", "Harbor Team")}
+
+
+def test_a_unit_column_opening_a_row_and_a_unit_page_heading_name_teams() -> None:
+    from knotwork.ingestion.extraction.table_headers import cell_mentions
+    text = "# Harbor — Team Page\n\nDivision: Engineering; Head: Marta Vasko; Teams: Harbor, Pricing"
+    marta = _mentions(text, [("Marta Vasko", P, 0)])
+    found = {(m.text, m.type, m.subtype) for m in cell_mentions(text, marta)}
+    assert {("Harbor", O, "TEAM"), ("Engineering", O, "TEAM"), ("Pricing", O, "TEAM")} <= found
+    # a row of values without a unit or person column invents nothing
+    assert cell_mentions("Phase: Beta; When: June", []) == []
+
+
+def test_a_squad_manager_column_manages_the_squad() -> None:
+    text = "Squad: Checkout; Manager: Idris Okafor"
+    assert _facts(text, [("Checkout", O, 0), ("Idris Okafor", P, 0)]) == {
+        ("Idris Okafor", "MANAGES", "Checkout")}

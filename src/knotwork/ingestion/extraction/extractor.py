@@ -18,7 +18,11 @@ from knotwork.ingestion.extraction.mentions import JOB_TITLE, rule_type
 from knotwork.ingestion.extraction.page_labels import label_relations
 from knotwork.ingestion.extraction.relations import relations_in_sentence
 from knotwork.ingestion.extraction.spacy_model import loaded_words
-from knotwork.ingestion.extraction.table_headers import TABLE_METHOD, cell_mentions, table_row_relations
+from knotwork.ingestion.extraction.table_headers import (
+    TABLE_METHOD,
+    cell_mentions,
+    table_row_relations,
+)
 from knotwork.ingestion.extraction.types import (
     ChunkExtraction,
     ChunkInput,
