@@ -56,18 +56,3 @@ def test_a_row_sentence_a_weak_sentence_or_a_prose_fact_changes_nothing() -> Non
     prose = _Unit("Ondrej joined Harbor in May.", None, 0.7)
     ranked = [stated, prose]
     assert prose_over_rows(ranked, _entities) == 0
-
-
-@dataclass
-class _Bonused:
-    fact: Fact | None
-    bonus: float
-
-
-def test_a_row_fact_keeps_its_graph_bonus_only_when_its_relation_is_asked() -> None:
-    from knotwork.retrieval.table_rows import rows_only_when_asked
-    row, prose_fact = _Bonused(_row_fact(), 0.12), _Bonused(_row_fact("rule"), 0.12)
-    assert rows_only_when_asked([row, prose_fact], frozenset({RelationType.MEMBER_OF})) == 0
-    assert row.bonus == 0.12
-    assert rows_only_when_asked([row, prose_fact], frozenset({RelationType.REPORTS_TO})) == 1
-    assert (row.bonus, prose_fact.bonus) == (0.0, 0.12)

@@ -30,7 +30,7 @@ from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase
 from knotwork.retrieval.reasons import duration_bonus, reason_bonus, reason_first
 from knotwork.retrieval.sentences import as_sentence, join_answer, split_sentences, strip_markup
 from knotwork.retrieval.siblings import siblings as same_relation
-from knotwork.retrieval.table_rows import prose_over_rows, rows_only_when_asked
+from knotwork.retrieval.table_rows import prose_over_rows
 from knotwork.retrieval.tech_category import category_first, unsupported_category
 from knotwork.retrieval.tech_stack import is_home_company
 from knotwork.retrieval.temporal_question import held_then, undated_when, when_note
@@ -256,7 +256,6 @@ class LocalSearch:
         when = answer_time(question, now) if cfg.weight_time > 0 else None
         facts = self._fact_units(seeds, qvec, as_of, ended=as_of is None and when is not None
                                  and when.kind in ("dated", "past", "event"))
-        rows_only_when_asked(facts, analyze(question).types)
         hint_bonus(question, seeds, facts, self._cfg)
         self._answer_kind_bonus(question, seeds, facts)
         pool = _dedupe(facts + self._sentence_units(qvec, facts, seeds, as_of))

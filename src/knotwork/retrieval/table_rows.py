@@ -6,7 +6,6 @@ the candidates names both ends of a row's fact ("Ana joined the Ledger team in M
 sentence says the same thing in words, often with more (a date, a reason), and its document is
 where a reader checks it. So the sentence takes the row fact's place in the ranking (the fact
 stays, just behind it): the row keeps adding recall where no sentence states the relation.
-And a row fact is favoured as a graph fact only when the question asks for its relation.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from knotwork.domain.models import Entity, Fact, RelationType
+from knotwork.domain.models import Entity, Fact
 from knotwork.ingestion.extraction.table_headers import TABLE_METHOD
 
 # a candidate that is itself a table row ("Name: Ana; Unit: Ledger"), not prose
@@ -26,26 +25,6 @@ class Candidate(Protocol):
     text: str
     fact: Fact | None
     score: float
-
-
-class Bonused(Protocol):
-    fact: Fact | None
-    bonus: float
-
-
-def rows_only_when_asked(units: Sequence[Bonused], asked: frozenset[RelationType]) -> int:
-    """A table-row fact keeps the graph bonus of a fact (near a seed, several sources) only
-    when the question asks for its relation ("Who does Ana report to?" → REPORTS_TO); for any
-    other question it competes as plain text, so a directory's many rows do not crowd out the
-    sentences that answer it. Returns how many units lost their bonus."""
-    changed = 0
-    for unit in units:
-        fact = unit.fact
-        if fact is not None and fact.extraction_method == TABLE_METHOD and fact.type not in asked \
-                and unit.bonus > 0:
-            unit.bonus = 0.0
-            changed += 1
-    return changed
 
 
 def _names(entity: Entity) -> list[str]:
