@@ -1,5 +1,4 @@
-"""Hit rate of the table rules (``ingestion.extraction.table_headers.HEADER_RULES`` and
-``PAGE_RULES``, ``ingestion.extraction.staff_directory``).
+"""Hit rate of the table-column rules (``ingestion.extraction.table_headers.HEADER_RULES``).
 
     python -m bench.table_headers ../shared/corpora/<corpus> [--json]
 
@@ -21,13 +20,7 @@ from pathlib import Path
 
 from knotwork.ingestion.chunking import chunk_text
 from knotwork.ingestion.extraction.extractor import build_extractor
-from knotwork.ingestion.extraction.staff_directory import RULE as STAFF_RULE
-from knotwork.ingestion.extraction.staff_directory import directory_employer
-from knotwork.ingestion.extraction.table_headers import (
-    HEADER_RULES,
-    PAGE_RULES,
-    table_row_relations,
-)
+from knotwork.ingestion.extraction.table_headers import HEADER_RULES, table_row_relations
 from knotwork.ingestion.loaders.detect import load_path
 from knotwork.settings import Settings
 
@@ -63,15 +56,15 @@ def measure(root: Path) -> dict[str, dict[str, float]]:
     confirmed: dict[str, int] = defaultdict(int)
     for text, extraction in zip(texts, extractor.extract(texts, {}), strict=True):
         mentions = sorted((m for e in extraction.entities for m in e.mentions), key=lambda m: m.start)
-        hits = table_row_relations(text, mentions)
-        for hit in [*hits, *directory_employer(text, mentions, hits)]:
+        for hit in table_row_relations(text, mentions):
             stated[hit.rule] += 1
             sources = names.get(_norm(hit.source.refers_to or hit.source.text), set())
             targets = names.get(_norm(hit.target.refers_to or hit.target.text), set())
             confirmed[hit.rule] += any((s, hit.type.value, t) in relations for s in sources for t in targets)
-    return {rule: {"stated": stated[rule], "confirmed": confirmed[rule],
-                   "hit_rate": round(confirmed[rule] / stated[rule], 3) if stated[rule] else 0.0}
-            for rule in [*(r.name for r in HEADER_RULES), *(r.name for r in PAGE_RULES), STAFF_RULE]}
+    return {rule.name: {"stated": stated[rule.name], "confirmed": confirmed[rule.name],
+                        "hit_rate": round(confirmed[rule.name] / stated[rule.name], 3)
+                        if stated[rule.name] else 0.0}
+            for rule in HEADER_RULES}
 
 
 def main() -> None:

@@ -139,24 +139,3 @@ def test_a_squad_manager_column_manages_the_squad() -> None:
     text = "Squad: Checkout; Manager: Idris Okafor"
     assert _facts(text, [("Checkout", O, 0), ("Idris Okafor", P, 0)]) == {
         ("Idris Okafor", "MANAGES", "Checkout")}
-
-
-def _directory(prose: str, header: str = "Reports to") -> set[tuple[str, str, str]]:
-    from knotwork.ingestion.extraction.staff_directory import directory_employer, directory_mentions
-    rows = "\n".join(f"Name: {n}; Unit: Harbor Team; {header}: Marta Vasko"
-                     for n in ("Ondrej Vasko", "Lena Brook", "Ravi Moss"))
-    text = f"# Directory\n\n{prose}\n\n{rows}"
-    names = [("Harbor Team", O, k) for k in range(3)] + [("Marta Vasko", P, k) for k in range(3)] \
-        + [(n, P, 0) for n in ("Ondrej Vasko", "Lena Brook", "Ravi Moss")]
-    mentions = directory_mentions(text, _mentions(text, names))
-    hits = table_row_relations(text, mentions)
-    return {(h.source.text, h.type.value, h.target.text) for h in directory_employer(text, mentions, hits)}
-
-
-def test_a_staff_directory_says_its_people_work_at_the_organisation_its_prose_names() -> None:
-    assert _directory("The full list of all 90 Quayside staff lives in the HR system.") == {
-        ("Ondrej Vasko", "WORKS_AT", "Quayside"), ("Lena Brook", "WORKS_AT", "Quayside"),
-        ("Ravi Moss", "WORKS_AT", "Quayside")}
-    # no reporting line: a list of people, not the staff directory; no organisation named: nothing
-    assert _directory("The full list of all 90 Quayside staff lives in the HR system.", "Buddy") == set()
-    assert _directory("Ask any of these folks.") == set()

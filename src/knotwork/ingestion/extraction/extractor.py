@@ -18,7 +18,6 @@ from knotwork.ingestion.extraction.mentions import JOB_TITLE, rule_type
 from knotwork.ingestion.extraction.page_labels import label_relations
 from knotwork.ingestion.extraction.relations import relations_in_sentence
 from knotwork.ingestion.extraction.spacy_model import loaded_words
-from knotwork.ingestion.extraction.staff_directory import directory_employer, directory_mentions
 from knotwork.ingestion.extraction.table_headers import (
     TABLE_METHOD,
     cell_mentions,
@@ -111,8 +110,8 @@ class EnsembleExtractor:
         out = []
         for i, (chunk, mentions) in enumerate(zip(chunks, per_chunk, strict=True)):
             mentions = alias_mentions(chunk.text, mentions, _nickname_linked, self.is_common_word)
-            mentions = directory_mentions(chunk.text, cell_mentions(chunk.text, _with_person_teams(chunk.text, _with_role_people(
-                chunk.text, _without_cell_labels(chunk.text, mentions)))))
+            mentions = cell_mentions(chunk.text, _with_person_teams(chunk.text, _with_role_people(
+                chunk.text, _without_cell_labels(chunk.text, mentions))))
             votes = llm[i] if llm is not None and i < len(llm) else None
             out.append(self._one(chunk.text, chunk.doc, mentions, votes))
         return out
@@ -275,9 +274,7 @@ def _with_table_rows(text: str, mentions: list[Mention], index_of: dict[int, int
     header decides the type, see ``table_headers``)."""
     rows: list[LocalRelation] = []
     have: set[tuple[int, int, str]] = set()
-    named = [m for m in mentions if m.extractor != "speaker"]
-    hits = table_row_relations(text, named)
-    for hit in [*hits, *directory_employer(text, named, hits)]:
+    for hit in table_row_relations(text, [m for m in mentions if m.extractor != "speaker"]):
         s, t = index_of[id(hit.source)], index_of[id(hit.target)]
         if s == t or (s, t, hit.type) in have:
             continue
