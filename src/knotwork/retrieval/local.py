@@ -39,6 +39,7 @@ from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase
 from knotwork.retrieval.reasons import duration_bonus, reason_bonus, reason_first
 from knotwork.retrieval.sentences import join_answer
 from knotwork.retrieval.siblings import siblings as same_relation
+from knotwork.retrieval.table_rows import prose_over_rows
 from knotwork.retrieval.tech_category import category_first, unsupported_category
 from knotwork.retrieval.tech_stack import is_home_company
 from knotwork.retrieval.temporal_question import held_then, undated_when, when_note
@@ -270,6 +271,7 @@ class LocalSearch:
         definition_bonus(question, pool, [n for e, _ in seeds.values() for n in (e.name, *e.aliases)],
                          cfg.bonus_definition)
         ranked = self._score(question, qvec, pool)
+        prose_over_rows(ranked, self.entities)
         trace = [f"seeds: {', '.join(e.name for e, _ in seeds.values()) or 'none'}",
                  f"candidates: {len(facts)} facts, {len(ranked)} units scored", *time_trace]
         resolver = CitationResolver(self._rt.documents)

@@ -18,6 +18,11 @@ from knotwork.ingestion.extraction.mentions import JOB_TITLE, rule_type
 from knotwork.ingestion.extraction.page_labels import label_relations
 from knotwork.ingestion.extraction.relations import relations_in_sentence
 from knotwork.ingestion.extraction.spacy_model import loaded_words
+from knotwork.ingestion.extraction.table_headers import (
+    TABLE_METHOD,
+    cell_mentions,
+    table_row_relations,
+)
 from knotwork.ingestion.extraction.types import (
     ChunkExtraction,
     ChunkInput,
@@ -45,7 +50,8 @@ _PREFIX = re.compile(r"^\s*(?:\[[^\]\n]{1,40}\]\s*)?[A-Z][\w'’.-]*(?:\s+[A-Z][
 
 def _typed_ends(text: str, doc: Any | None, mentions: list[Mention]) -> set[int]:
     """Ids of the mentions a rule pattern relates by a typed relation (not RELATED_TO)."""
-    ends: set[int] = set()
+    ends: set[int] = {id(m) for hit in table_row_relations(text, mentions)
+                      for m in (hit.source, hit.target)}
     for start, end in _sentences(text, doc):
         inside = [m for m in mentions if m.start >= start and m.end <= end]
         if len(inside) >= 2:
@@ -104,8 +110,8 @@ class EnsembleExtractor:
         out = []
         for i, (chunk, mentions) in enumerate(zip(chunks, per_chunk, strict=True)):
             mentions = alias_mentions(chunk.text, mentions, _nickname_linked, self.is_common_word)
-            mentions = _with_person_teams(chunk.text, _with_role_people(
-                chunk.text, _without_cell_labels(chunk.text, mentions)))
+            mentions = cell_mentions(chunk.text, _with_person_teams(chunk.text, _with_role_people(
+                chunk.text, _without_cell_labels(chunk.text, mentions))))
             votes = llm[i] if llm is not None and i < len(llm) else None
             out.append(self._one(chunk.text, chunk.doc, mentions, votes))
         return out
@@ -149,6 +155,7 @@ class EnsembleExtractor:
                 sentence_facts.add((s, t, hit.type))
                 fact = _fact_text(text, start, end, mentions)
                 relations.append(LocalRelation(s, t, hit.type, fact, hit.confidence, start, end))
+        relations = _with_table_rows(text, mentions, index_of, relations)
         relations += _labelled(text, mentions, index_of, relations)
         if votes is not None and votes.relations:
             relations += _llm_relations(text, votes, entities, sentences, mentions, relations)
@@ -259,6 +266,31 @@ def build_extractor(settings: Settings) -> EnsembleExtractor:
     else:
         log.info("gliner.skipped", reason="no model configured (KNOTWORK_GLINER_MODEL_PATH)")
     return EnsembleExtractor(load_spacy(settings.spacy_model), extra)
+
+
+def _with_table_rows(text: str, mentions: list[Mention], index_of: dict[int, int],
+                     found: list[LocalRelation]) -> list[LocalRelation]:
+    """Relations a table row's labelled cells state about the row's subject (the column
+    header decides the type, see ``table_headers``)."""
+    rows: list[LocalRelation] = []
+    have: set[tuple[int, int, str]] = set()
+    for hit in table_row_relations(text, [m for m in mentions if m.extractor != "speaker"]):
+        s, t = index_of[id(hit.source)], index_of[id(hit.target)]
+        if s == t or (s, t, hit.type) in have:
+            continue
+        have.add((s, t, hit.type))
+        rows.append(LocalRelation(s, t, hit.type, hit.fact, 0.8, hit.start, hit.end, method=TABLE_METHOD))
+    if not rows:
+        return found
+    # on a row it reads, a pair the row relates is the row's; other pairs keep what the
+    # sentence patterns found ("Owns: DoseCheck" beside a "Manager:" cell)
+    pairs = {(start, end): set[frozenset[int]]() for start, end in {(r.start, r.end) for r in rows}}
+    for r in rows:
+        pairs[(r.start, r.end)].add(frozenset((r.source, r.target)))
+    kept = [r for r in found if not any(start <= r.start and r.end <= end
+                                        and (frozenset((r.source, r.target)) in same or r.type == "RELATED_TO")
+                                        for (start, end), same in pairs.items())]
+    return kept + rows
 
 
 def _labelled(text: str, mentions: list[Mention], index_of: dict[int, int],

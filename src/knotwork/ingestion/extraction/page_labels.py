@@ -83,6 +83,11 @@ def _subject(text: str, mentions: list[Mention]) -> tuple[Mention, int] | None:
     return None
 
 
+def page_subject(text: str, mentions: list[Mention]) -> tuple[Mention, int] | None:
+    """The named thing of the chunk's heading line (not a person) and where the line ends."""
+    return _subject(text, mentions)
+
+
 def _label(name: str) -> Label | None:
     lowered = re.sub(r"\s+", " ", name.strip().lower())
     return next((label for regex, label in _LABELS if regex.match(lowered)), None)
