@@ -60,7 +60,7 @@ RULES: dict[str, str] = {
     "reordered": "the same name parts in another order (family name first or last)",
     "qualifier": "the same name but for a legal form or a team word (X GmbH, X team, Project X)",
     "company_short": "the leading words of exactly one company with a legal form (X of X Ltd)",
-    "acronym": "capitals that are the initials of exactly one longer name (FWM, C&R)",
+    "acronym": "capitals that are the initials of exactly one longer name (QLM, P&L)",
     "initials_surname": "initials and the surname of exactly one person (K. Ostrow)",
     "given_surname_initial": "the given name and surname initial of exactly one person (Nadia O)",
     "given_name": "a lone given name of exactly one person",
@@ -72,7 +72,7 @@ RULES: dict[str, str] = {
     "family_first": "given + family name of exactly one person written family name first with "
                     "a middle name (Minh Tran / Tran Van Minh)",
     "clipped": "a camel-case clipping of the words of exactly one longer name of its type "
-               "(FinCrime of Financial Crime)",
+               "(FieldOps of Field Operations)",
 }
 
 
@@ -145,7 +145,7 @@ def _same_person(a: FullName, b: FullName) -> bool:
     if surname_similarity(a.surname, b.surname) < 0.9:
         return False
     if a.surname == b.surname and given_compatible(a.given[0], b.given[0]):
-        return True  # Camile/Camille, Kathi/Katharina, Lupe/Guadalupe (same_surname rule)
+        return True  # Emanuel/Emmanuel, Hanni/Hannelore, Bastian/Sebastian (same_surname rule)
     x, y = sorted((a.given[0], b.given[0]), key=len)
     if x in nickname_formals(y) or y in nickname_formals(x) or (
             3 <= len(x) <= 5 and y.startswith(x) and len(y) >= len(x) + 2):
@@ -225,7 +225,7 @@ def _typo_links(entities: Sequence[Entity]) -> list[Link]:
                         and len(pa.given[0]) > 1 and len(pb.given[0]) > 1 \
                         and DamerauLevenshtein.distance(pa.given[0], pb.given[0]) == 1:
                     links.append(Link(a.id, b.id, "typo"))
-    for family in by_surname.values():  # one compatible pair in a family: Kathi/Katharina
+    for family in by_surname.values():  # one compatible pair in a family: Hanni/Hannelore
         pairs = [(a, b) for i, (a, pa) in enumerate(family) for b, pb in family[i + 1:]
                  if a.id != b.id and pa.given[0] != pb.given[0]
                  and given_compatible(pa.given[0], pb.given[0])]
@@ -316,7 +316,7 @@ def _short_links(entities: Sequence[Entity], clusters: _Clusters) -> list[Link]:
                 continue
             letters = re.sub(r"[^a-z]", "", raw.lower())
             parts = camel_parts(raw)
-            if parts and e.type is not EntityType.PERSON:  # "FinCrime": Financial Crime
+            if parts and e.type is not EntityType.PERSON:  # "FieldOps": Field Operations
                 one((r for r in initials.get("".join(p[0] for p in parts), ()) if any(
                     t is e.type and abbreviates(raw, f) for f, t in forms_of_root[r])),
                     e, "clipped")

@@ -67,14 +67,14 @@ def qualifier_stripped(name: str) -> str | None:
 
 
 def acronym_form(name: str) -> tuple[str, ...]:
-    """An acronym as written ("FWM", "C&R") or the initials of a multi-word name ("Fahrwerk
-    Mobility GmbH" → fmg and fm: with and without its legal form or team word)."""
+    """An acronym as written ("QLM", "P&L") or the initials of a multi-word name ("Quayside
+    Lift Motors GmbH" → qlmg and qlm: with and without its legal form or team word)."""
     raw = name.strip()
     if ACRONYM.match(raw):
         letters = re.sub(r"[^a-z]", "", raw.lower())
         return (letters,) if len(letters) >= 2 else ()
     parts = camel_parts(raw)
-    if len(parts) >= 2:  # "FinCrime": the initials of its clipped words
+    if len(parts) >= 2:  # "FieldOps": the initials of its clipped words
         return ("".join(p[0] for p in parts),)
     words = [w for w in _WORD.findall(normalize_name(name.replace("-", " ")))
              if w not in ACRONYM_SKIP]
@@ -91,7 +91,7 @@ _CAMEL = re.compile(r"[A-Z][a-z]+")
 
 
 def camel_parts(name: str) -> list[str]:
-    """The parts of one camel-case word ("FinCrime" → fin, crime); else nothing."""
+    """The parts of one camel-case word ("FieldOps" → field, ops); else nothing."""
     if " " in name or not re.fullmatch(r"(?:[A-Z][a-z]+){2,4}", name):
         return []
     return [p.lower() for p in _CAMEL.findall(name)]
@@ -106,7 +106,7 @@ def _core_words(name: str) -> list[str]:
 
 
 def abbreviates(short: str, full: str) -> bool:
-    """``short`` is an acronym of ``full``'s words ("C&R" of "Compliance & Risk") or a
+    """``short`` is an acronym of ``full``'s words ("P&L" of "Planning & Logistics") or a
     camel-case clipping of them ("SecOps" of "Security Operations"), legal form and team word
     aside."""
     words = _core_words(full)

@@ -24,7 +24,7 @@ def person_tokens(name: str) -> tuple[str, ...]:
     return parse_person(name).tokens
 
 
-# endings of a pet form made from the first letters of a given name ("Kathi" of Katharina)
+# endings of a pet form made from the first letters of a given name ("Hanni" of Hannelore)
 DIMINUTIVE_ENDINGS: tuple[str, ...] = ("ie", "i", "y")
 
 
@@ -33,19 +33,19 @@ def _given_compatible(short: str, given: str) -> bool:
         return True
     if len(short) == 1:
         return given.startswith(short)
-    if ending_variant(short, given):  # Dani/Daniel, Anna/Anne: another name of one stem
+    if ending_variant(short, given):  # Luci/Lucio, Anna/Anne: another name of one stem
         return nickname_linked(short, given)
     if given in nickname_formals(short) or short in nickname_formals(given):
         return True
     if len(short) >= 4 and len(given) >= len(short) + 3 and given.endswith(short):
-        return True  # the end of a long given name ("Lupe" of Guadalupe)
+        return True  # the end of a long given name ("Bastian" of Sebastian)
     for end in DIMINUTIVE_ENDINGS:
         stem = short.removesuffix(end)
         if stem != short and len(stem) >= 3 and len(given) >= len(short) + 2 \
                 and given.startswith(stem):
             return True
     # the first letters of a longer given name ("Val" of Valeria), unless what is cut off is
-    # a name ending: "Dani" is not short for Daniel, it is another name of the same stem
+    # a name ending: "Luci" is not short for Lucio, it is another name of the same stem
     return 3 <= len(short) <= 5 and len(given) >= len(short) + 2 and given.startswith(short) \
         and given[len(short):] not in _NAME_ENDINGS
 
@@ -73,7 +73,7 @@ def is_short_form(short: str, full: str) -> bool:
 
 def gender_variant(a: str, b: str) -> bool:
     """Two given names that are one stem with different name endings (Gabriel/Gabriela,
-    Daniel/Daniela, Mario/Maria): different people, never a typo."""
+    Paolo/Paola, Mario/Maria): different people, never a typo."""
     ta, tb = person_tokens(a), person_tokens(b)
     if not ta or not tb:
         return False
@@ -101,7 +101,7 @@ def _same_given(a: FullName, b: FullName) -> bool:
 
 
 def ending_variant(a: str, b: str) -> bool:
-    """One stem with two name endings (Gabriel/Gabriela, Dani/Daniel, Anna/Anne)."""
+    """One stem with two name endings (Gabriel/Gabriela, Luci/Lucio, Anna/Anne)."""
     stem = 0
     while stem < min(len(a), len(b)) and a[stem] == b[stem]:
         stem += 1
@@ -110,7 +110,7 @@ def ending_variant(a: str, b: str) -> bool:
 
 
 def doubled_letter(a: str, b: str) -> bool:
-    """One name is the other with one letter doubled or undoubled (Camile/Camille)."""
+    """One name is the other with one letter doubled or undoubled (Emanuel/Emmanuel)."""
     x, y = sorted((a, b), key=len)
     if len(y) != len(x) + 1:
         return False
@@ -120,7 +120,7 @@ def doubled_letter(a: str, b: str) -> bool:
 def given_compatible(a: str, b: str) -> bool:
     """Two given names one person may carry, in either order: a nickname or short form of the
     other, or one edit apart in a name of five letters or more that is not a gender variant
-    (Camile/Camille, never Gabriel/Gabriela)."""
+    (Emanuel/Emmanuel, never Gabriel/Gabriela)."""
     x, y = sorted((a, b), key=len)
     if doubled_letter(x, y) or _given_compatible(x, y):
         return True

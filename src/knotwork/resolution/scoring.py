@@ -158,7 +158,7 @@ def name_similarity(a: str, b: str, person: bool, etype: EntityType | None = Non
         if sim < SHORT_FORM_SIMILARITY and is_short_form(a, b):
             return SHORT_FORM_SIMILARITY  # "Thomas R", "J. Brandt", "Val" of a full name
         return sim
-    if abbreviates(a, b) or abbreviates(b, a):  # "C&R", "FinCrime" of "Financial Crime"
+    if abbreviates(a, b) or abbreviates(b, a):  # "P&L", "FieldOps" of "Field Operations"
         return SHORT_FORM_SIMILARITY
     ka, kb = normalize_name(a), normalize_name(b)
     if etype is None or etype is EntityType.PERSON:

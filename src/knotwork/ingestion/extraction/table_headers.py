@@ -81,12 +81,12 @@ HEADER_RULES: tuple[HeaderRule, ...] = (
           r"(?:owner|owners|dri)|owned by", R.LEADS, True,
           frozenset({O, EntityType.PRODUCT, EntityType.TECHNOLOGY}), {P}),
     # a person's unit; under a "Unit" header a name statistical NER called a product
-    # ("Acquiring Gateway") is a team
+    # ("Parcel Routing") is a team
     _rule("person_unit", _UNIT, R.MEMBER_OF, False, {P}, {O, EntityType.PRODUCT, EntityType.CONCEPT}),
-    # a unit's parent: "Team: Harbor; Division: Engineering"
+    # a unit's parent: "Team: Harbor; Division: Logistics"
     _rule("unit_parent", _UNIT + r"|parent(?: unit| team| group| org)?|part of",
           R.MEMBER_OF, False, {O}, {O, EntityType.PRODUCT, EntityType.CONCEPT}),
-    # a unit's parts: "Division: Engineering; Teams: Harbor, Pricing"
+    # a unit's parts: "Division: Logistics; Teams: Harbor, Pricing"
     _rule("unit_children", _PARTS, R.MEMBER_OF, True, {O}, {O, EntityType.PRODUCT, EntityType.CONCEPT}),
     _rule("unit_members", _MEMBERS + "|" + _PARTS, R.MEMBER_OF, True, {O, EntityType.PRODUCT}, {P}),
     _rule("hq", r"hq|headquarters|headquartered in|head office", R.HEADQUARTERED_IN, False, {O}, {L}),
@@ -111,7 +111,7 @@ PAGE_RULES: tuple[HeaderRule, ...] = (
     _rule("page_units", r"team|unit|squad|division|department|dept|sub-?team|area|practice|"
           r"chapter|tribe|pod", R.MEMBER_OF, False, {O}, {O}),
 )
-# a first column naming a unit: a capitalised name there is a team's ("Division: Engineering")
+# a first column naming a unit: a capitalised name there is a team's ("Division: Logistics")
 _UNIT_FIRST = re.compile(r"^(?:" + _UNIT + r")$", re.IGNORECASE)
 
 # cells "Header: value" separated by ";" or "|"
@@ -285,7 +285,7 @@ def _person_cell(text: str, header: str, start: int, end: int) -> Mention | None
 
 def cell_mentions(text: str, mentions: Sequence[Mention]) -> list[Mention]:
     """``mentions`` plus the team names of "Unit:" / "Teams:" cells no extractor found (under
-    such a header a capitalised name, "Unit: Core Ledger", is a team's), a full name opening a
+    such a header a capitalised name, "Unit: Route Planning", is a team's), a full name opening a
     row under "Name:", and guessed names under a place header ("Studio: Austin") as places.
     Only in rows of labelled cells whose subject is named."""
     added: list[Mention] = []
@@ -332,13 +332,13 @@ def cell_mentions(text: str, mentions: Sequence[Mention]) -> list[Mention]:
     return sorted([*kept, *added], key=lambda m: (m.start, m.end))
 
 
-# a page headed "Core Ledger — Team Home", "Risk — Division Page": the page is about that unit
+# a page headed "Route Planning — Team Home", "Freight — Division Page": the page is about that unit
 _UNIT_PAGE = re.compile(r"^\s*#*\s*([A-Z][\w&/'’.-]*(?:\s+(?:&\s+)?[A-Z][\w&/'’.-]*){0,4})\s*[—–:|-]\s*"
                         r"(?i:(?:[\w-]+\s+){0,2}(?:team|group|division|department|squad|studio)\b)")
 
 
 def _unit_cell(text: str, header: str, start: int, end: int) -> Mention | None:
-    """"Division: Engineering" opening a row: a capitalised name under a unit column is a team."""
+    """"Division: Logistics" opening a row: a capitalised name under a unit column is a team."""
     if not _UNIT_FIRST.match(re.sub(r"\s+", " ", header.strip())):
         return None
     value = re.sub(r"\s*\([^)]*\)\s*$", "", text[start:end]).strip()
