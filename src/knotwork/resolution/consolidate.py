@@ -72,7 +72,7 @@ RULES: dict[str, str] = {
     "family_first": "given + family name of exactly one person written family name first with "
                     "a middle name (Minh Tran / Tran Van Minh)",
     "clipped": "a camel-case clipping of the words of exactly one longer name of its type "
-               "(FieldOps of Field Operations)",
+               "(GeoData of Geographic Data)",
 }
 
 
@@ -316,7 +316,7 @@ def _short_links(entities: Sequence[Entity], clusters: _Clusters) -> list[Link]:
                 continue
             letters = re.sub(r"[^a-z]", "", raw.lower())
             parts = camel_parts(raw)
-            if parts and e.type is not EntityType.PERSON:  # "FieldOps": Field Operations
+            if parts and e.type is not EntityType.PERSON:  # "GeoData": Geographic Data
                 one((r for r in initials.get("".join(p[0] for p in parts), ()) if any(
                     t is e.type and abbreviates(raw, f) for f, t in forms_of_root[r])),
                     e, "clipped")

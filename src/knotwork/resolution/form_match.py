@@ -74,7 +74,7 @@ def acronym_form(name: str) -> tuple[str, ...]:
         letters = re.sub(r"[^a-z]", "", raw.lower())
         return (letters,) if len(letters) >= 2 else ()
     parts = camel_parts(raw)
-    if len(parts) >= 2:  # "FieldOps": the initials of its clipped words
+    if len(parts) >= 2:  # "GeoData": the initials of its clipped words
         return ("".join(p[0] for p in parts),)
     words = [w for w in _WORD.findall(normalize_name(name.replace("-", " ")))
              if w not in ACRONYM_SKIP]
@@ -91,7 +91,7 @@ _CAMEL = re.compile(r"[A-Z][a-z]+")
 
 
 def camel_parts(name: str) -> list[str]:
-    """The parts of one camel-case word ("FieldOps" → field, ops); else nothing."""
+    """The parts of one camel-case word ("GeoData" → geo, data); else nothing."""
     if " " in name or not re.fullmatch(r"(?:[A-Z][a-z]+){2,4}", name):
         return []
     return [p.lower() for p in _CAMEL.findall(name)]
@@ -107,7 +107,7 @@ def _core_words(name: str) -> list[str]:
 
 def abbreviates(short: str, full: str) -> bool:
     """``short`` is an acronym of ``full``'s words ("P&L" of "Planning & Logistics") or a
-    camel-case clipping of them ("SecOps" of "Security Operations"), legal form and team word
+    camel-case clipping of them ("GeoData" of "Geographic Data"), legal form and team word
     aside."""
     words = _core_words(full)
     if len(words) < 2:
@@ -132,7 +132,7 @@ def _clips(part: str, word: str) -> bool:
 
 def given_prefixes(name: str) -> tuple[str, ...]:
     """A lone short given name (3-5 letters), or the 3-5 letter prefixes of a person's given
-    name: "Val" finds "Valeria Montes"."""
+    name: "Ros" finds "Rosalind Achebe"."""
     toks = _person_tokens(name)
     if not toks:
         return ()
@@ -143,7 +143,7 @@ def given_prefixes(name: str) -> tuple[str, ...]:
 
 
 def initial_surname(name: str) -> str | None:
-    """Initial + surname of a person ("J. Brandt", "Johanna Brandt" → j brandt)."""
+    """Initial + surname of a person ("W. Stroud", "Wilma Stroud" → w stroud)."""
     toks = _person_tokens(name)
     if len(toks) < 2 or len(toks[-1]) < 2:
         return None
@@ -151,7 +151,7 @@ def initial_surname(name: str) -> str | None:
 
 
 def given_surname_initial(name: str) -> str | None:
-    """Given name + surname initial ("Johanna B", "Johanna Brandt" → johanna b)."""
+    """Given name + surname initial ("Wilma S", "Wilma Stroud" → wilma s)."""
     toks = _person_tokens(name)
     if len(toks) != 2 or len(toks[0]) < 2:
         return None

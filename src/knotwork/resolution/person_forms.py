@@ -44,7 +44,7 @@ def _given_compatible(short: str, given: str) -> bool:
         if stem != short and len(stem) >= 3 and len(given) >= len(short) + 2 \
                 and given.startswith(stem):
             return True
-    # the first letters of a longer given name ("Val" of Valeria), unless what is cut off is
+    # the first letters of a longer given name ("Ros" of Rosalind), unless what is cut off is
     # a name ending: "Luci" is not short for Lucio, it is another name of the same stem
     return 3 <= len(short) <= 5 and len(given) >= len(short) + 2 and given.startswith(short) \
         and given[len(short):] not in _NAME_ENDINGS
@@ -52,8 +52,8 @@ def _given_compatible(short: str, given: str) -> bool:
 
 def is_short_form(short: str, full: str) -> bool:
     """``short`` is a shorter way of writing ``full``: a lone given name or its nickname
-    ("Jo", "Johanna" of "Johanna Brandt"), initials + surname ("J. Brandt"), given name +
-    surname initial ("Johanna B"), or a nickname + surname ("Jo Brandt")."""
+    ("Wil", "Wilma" of "Wilma Stroud"), initials + surname ("W. Stroud"), given name +
+    surname initial ("Wilma B"), or a nickname + surname ("Wil Stroud")."""
     f = full_name(full)
     s = person_tokens(short)
     if f is None or not s:
@@ -61,12 +61,12 @@ def is_short_form(short: str, full: str) -> bool:
     if len(s) == 1:
         return _given_compatible(s[0], f.given[0])
     given, last = s[:-1], s[-1]
-    if len(last) == 1:  # "Johanna B"
+    if len(last) == 1:  # "Wilma S"
         return len(given) == 1 and _given_compatible(given[0], f.given[0]) \
             and f.surname.startswith(last)
     if surname_similarity(last, f.surname) < 1.0:
         return False
-    if all(len(g) == 1 for g in given):  # "J. Brandt", "A. C. Brandt"
+    if all(len(g) == 1 for g in given):  # "W. Stroud", "A. C. Stroud"
         return "".join(g[0] for g in f.given).startswith("".join(given))
     return len(given) == 1 and _given_compatible(given[0], f.given[0])
 

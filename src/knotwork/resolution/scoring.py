@@ -156,9 +156,9 @@ def name_similarity(a: str, b: str, person: bool, etype: EntityType | None = Non
         # the mention (a) a short form of the candidate's full name (b), never the reverse:
         # a candidate's lone alias "Alex" must not pull in every full name starting so
         if sim < SHORT_FORM_SIMILARITY and is_short_form(a, b):
-            return SHORT_FORM_SIMILARITY  # "Thomas R", "J. Brandt", "Val" of a full name
+            return SHORT_FORM_SIMILARITY  # "Piet R", "W. Stroud", "Ros" of a full name
         return sim
-    if abbreviates(a, b) or abbreviates(b, a):  # "P&L", "FieldOps" of "Field Operations"
+    if abbreviates(a, b) or abbreviates(b, a):  # "P&L", "GeoData" of "Geographic Data"
         return SHORT_FORM_SIMILARITY
     ka, kb = normalize_name(a), normalize_name(b)
     if etype is None or etype is EntityType.PERSON:

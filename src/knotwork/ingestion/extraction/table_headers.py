@@ -1,15 +1,15 @@
 """Typed facts from table rows, the relation decided by the column header.
 
 The loaders render a table with a header row as one line per row, each cell labelled by its
-column: ``Name: Ondrej Vasko; Unit: Harbor Team; Reports to: Marta Vasko; Office: Lisbon``. A
+column: ``Name: Ondrej Vasko; Unit: Harbor Team; Reports to: Greta Vasko; Office: Lisbon``. A
 row is about the thing its first named cell names (the row's subject); every later cell whose
 header names a relation relates that subject to the names in the cell:
 
-    Ondrej Vasko —MEMBER_OF→ Harbor Team, —REPORTS_TO→ Marta Vasko, —LOCATED_IN→ Lisbon
+    Ondrej Vasko —MEMBER_OF→ Harbor Team, —REPORTS_TO→ Greta Vasko, —LOCATED_IN→ Lisbon
 
 The header → relation mapping is data (``HEADER_RULES``, each rule with a name; the hit rate of
 each on a corpus is printed by ``bench/table_headers.py``). The facts of a row share one
-sentence, the row read from its subject: "Ondrej Vasko — Unit: Harbor Team; Reports to: Marta
+sentence, the row read from its subject: "Ondrej Vasko — Unit: Harbor Team; Reports to: Greta
 Vasko; Office: Lisbon", so an answer built from it reads well, carries the row's other cells (a
 title beside the manager) and cites the table's document.
 
@@ -45,7 +45,7 @@ class HeaderRule:
     name: str
     header: re.Pattern[str]
     type: RelationType
-    value_is_source: bool  # "Lead: Marta" → Marta LEADS the row's subject
+    value_is_source: bool  # "Lead: Greta" → Greta LEADS the row's subject
     subject_types: frozenset[EntityType]
     value_types: frozenset[EntityType]
 
@@ -204,7 +204,7 @@ def table_row_relations(text: str, mentions: Sequence[Mention]) -> list[CellHit]
         subject: Mention | None = None
         first = 0
         for index, (header, start, end) in enumerate(cells[:2]):
-            # "Minh Nguyen (Minh)": a name in parentheses is the subject's other name
+            # "Rafael Ortiz (Rafa)": a name in parentheses is the subject's other name
             named = [m for m in _inside(mentions, start, end)
                      if text[start:m.start].count("(") <= text[start:m.start].count(")")]
             if index == 0 and _INDEX_HEADER.match(header.lower()) and not named:
@@ -227,7 +227,7 @@ def table_row_relations(text: str, mentions: Sequence[Mention]) -> list[CellHit]
             for value in values:
                 before = text[start:value.start]
                 if before.count("(") > before.count(")"):
-                    continue  # "Harbor Team (lead: Marta)": the parenthesis is about the value
+                    continue  # "Harbor Team (lead: Greta)": the parenthesis is about the value
                 if (value.refers_to or value.text) == (subject.refers_to or subject.text):
                     continue
                 rule = header_rule(header, subject.type, value.type)
