@@ -106,6 +106,9 @@ class Settings(BaseSettings):
     # ingest with the passages and stored (Collection.SENTENCES): a query reads them by id and
     # embeds only the question (issue 23)
     evidence_vectors: bool = False
+    # with late chunking on, a candidate sentence standing verbatim in a passage gets its vector
+    # pooled from the passage pass (its tokens read in context) instead of being embedded again
+    evidence_pooled: bool = True
     # where MiniLM's traced encoder is kept between processes (default: ~/.cache/knotwork);
     # a process that finds it skips importing transformers (~3-4 s of a CLI command)
     model_cache_dir: Path | None = None

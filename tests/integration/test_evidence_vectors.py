@@ -58,9 +58,11 @@ def _wanted_ids(kw: Knotwork, group: str) -> set[str]:
 def test_a_local_query_embeds_no_stored_sentence_and_answers_the_same(
     make_settings: SettingsFactory,
 ) -> None:
+    """Embedded as local search would (not pooled): the answer is exactly the same."""
     answers = []
     for on in (False, True):
-        settings = make_settings(embedder=EmbedderBackend.HASHING, evidence_vectors=on)
+        settings = make_settings(embedder=EmbedderBackend.HASHING, evidence_vectors=on,
+                                 evidence_pooled=False)
         with Knotwork(settings) as kw:
             recorder = Recording()
             kw.runtime.embedder = recorder
@@ -115,3 +117,24 @@ def test_evidence_texts_are_what_local_search_scores() -> None:
     # a short follow-up is scored with the sentence before it too; "Ok." is too short
     assert "We deploy on Mondays. It takes an hour. (Runbook Deploys)" in texts
     assert not any(t.startswith("Ok.") for t in texts)
+
+
+def test_pooled_sentence_vectors_embed_no_sentence_at_ingest_or_query(
+    make_settings: SettingsFactory,
+) -> None:
+    """Pooled from the passage pass (late chunking): the sentences that stand verbatim in a
+    passage are never embedded on their own, and the query embeds only the question."""
+    settings = make_settings(embedder=EmbedderBackend.HASHING, evidence_vectors=True)
+    assert settings.evidence_pooled and settings.late_chunk_facts
+    with Knotwork(settings) as kw:
+        recorder = Recording()
+        kw.runtime.embedder = recorder
+        kw.ingest_documents([_doc(PAGE)])
+        assert _stored_ids(kw, settings.group) == _wanted_ids(kw, settings.group)
+        # hashing pools a span as its own text: a scored text "(People …)" is never embedded
+        assert not [t for t in recorder.texts if t.endswith(")") and "People" in t]
+        recorder.texts.clear()
+        result = kw.query(QUESTION, mode=QueryMode.LOCAL)
+        assert recorder.texts[0] == QUESTION
+        assert not [t for t in recorder.texts if t.endswith(")") and "People" in t]
+        assert "Priya Raman" in result.answer

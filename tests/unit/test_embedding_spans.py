@@ -16,7 +16,12 @@ from knotwork.infra.embeddings.spans import PlainPassages, embed_passages
 from knotwork.ingestion.embedding_text import ENTITY_TEXT_SENTENCES, entity_text
 from knotwork.ingestion.extraction.types import LocalEntity, Mention
 from knotwork.ingestion.passage_work import PassageWork, PendingPassages
-from knotwork.ingestion.vector_writes import passage_embedder, passage_rows, plan_vectors
+from knotwork.ingestion.vector_writes import (
+    passage_embedder,
+    passage_rows,
+    plan_vectors,
+    sentence_rows,
+)
 from knotwork.resolution.ingest import mention_text
 
 WHEN = datetime(2024, 5, 1, tzinfo=UTC)
@@ -125,6 +130,53 @@ def test_a_sentence_is_looked_up_in_its_own_episodes_passages_only() -> None:
     kept = batch.of_documents({"d2"})
     assert [e.id for e, _, _ in kept.points()] == ["c2"]
     assert kept.sentence_vector(["c1"], SENTENCES[2]) is None
+
+
+def test_candidate_sentences_in_a_passage_are_pooled_and_the_rest_embedded_once() -> None:
+    emb = HashingEmbedder(64)
+    episodes = [_episode("c1", PAGE), _episode("c2", "Jo Park runs the Oslo office.", "d2")]
+    # the passages of the first episode only: the second's sentences are not in any
+    rows = passage_rows({"d1": "Title"}, episodes[:1], 200)
+    plain = sentence_rows(episodes, len(rows))
+    pooled = sentence_rows(episodes, len(rows), rows)
+    assert [s.text for s in pooled] == [s.text for s in plain]
+    assert all(s.row is not None for s in plain)
+    own = [s for s in pooled if s.row is not None]
+    assert {s.episode.id for s in own} == {"c2"}
+    assert [s.row for s in own] == list(range(len(rows), len(rows) + len(own)))
+    work = PassageWork([text for _, _, text, _ in rows] + [s.text for s in own],
+                       passage_embedder(emb, True), part_rows=1)
+    batch = PendingPassages(rows, work, pooled).result()
+    embedded: list[str] = []
+
+    def fallback(texts: list[str]) -> list[list[float]]:
+        embedded.extend(texts)
+        return emb.embed(texts)
+
+    points = {p.id: p.vector for p in batch.sentence_points(fallback)}
+    assert len(points) == len(pooled) and not embedded
+    # a pooled sentence's vector is its span of the passage (hashing: the span's own text)
+    first = next(s for s in pooled if s.first == SENTENCES[1] and s.last == SENTENCES[1])
+    assert first.row is None
+    from knotwork.retrieval.evidence_text import sentence_vector_id
+    assert points[sentence_vector_id("c1", first.text)] == emb.embed([SENTENCES[1]])[0]
+
+
+def test_a_pooled_sentence_the_pass_cannot_give_is_embedded_when_written() -> None:
+    emb = PlainEmbedder()  # no spans: nothing can be pooled
+    episodes = [_episode("c1", PAGE)]
+    rows = passage_rows({"d1": "Title"}, episodes, 200)
+    pooled = sentence_rows(episodes, len(rows), rows)
+    work = PassageWork([text for _, _, text, _ in rows], passage_embedder(emb, True))
+    batch = PendingPassages(rows, work, pooled).result()
+    embedded: list[str] = []
+
+    def fallback(texts: list[str]) -> list[list[float]]:
+        embedded.extend(texts)
+        return emb.embed(texts)
+
+    points = batch.sentence_points(fallback)
+    assert len(points) == len(pooled) and embedded == [s.text for s in pooled]
 
 
 # ------------------------------------------------------------------ skip rules

@@ -164,11 +164,12 @@ class IngestionPipeline:
         rows = passage_rows({p.document.id: p.document.title for p in batch},
                             [e for p in batch for e in p.episodes], settings.passage_tokens)
         # the candidate sentences' texts as local search embeds them, in the same pass
-        sentences = sentence_rows([e for p in batch for e in p.episodes], len(rows)) \
-            if settings.evidence_vectors else []
+        pooled = settings.evidence_pooled and settings.late_chunk_facts
+        sentences = sentence_rows([e for p in batch for e in p.episodes], len(rows),
+                                  rows if pooled else None) if settings.evidence_vectors else []
         embed = one_core_each(passage_embedder(self._rt.embedder, settings.late_chunk_facts))
         work = PassageWork([text for _, _, text, _ in rows], embed,
-                           short=[t for _, t, _ in sentences],
+                           short=[s.text for s in sentences if s.row is not None],
                            short_embed=one_core_each(passage_embedder(self._rt.embedder, False))
                            ).submit(pool)
         return PendingPassages(rows, work, sentences)
@@ -493,7 +494,7 @@ class IngestionPipeline:
             passage_point(e.id, e.document_id, e.source_description, i, self._group, v)
             for e, i, v in passages.points()])
         if passages.sentences:
-            vectors.upsert(Collection.SENTENCES, passages.sentence_points())
+            vectors.upsert(Collection.SENTENCES, passages.sentence_points(self._rt.embedder.embed))
 
     def _begin(self, batch: Sequence[_Prepared]) -> None:
         """The first write of a batch: its documents PROCESSING in SQL (a new one a row without

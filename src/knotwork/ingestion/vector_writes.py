@@ -17,7 +17,7 @@ from knotwork.domain.models import Entity, Episode, Fact
 from knotwork.domain.ports import Collection, Embedder, PassageVectors, VectorPoint, VectorStore
 from knotwork.infra.embeddings.spans import PlainPassages, embed_passages
 from knotwork.ingestion.embedding_text import entity_text, passage_text, passage_texts
-from knotwork.retrieval.evidence_text import evidence_texts, sentence_point
+from knotwork.retrieval.evidence_text import evidence_spans, sentence_point
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Collection as Container
@@ -31,7 +31,8 @@ class EmbeddedPassages:
 
     rows: list[PassageRow]
     handle: PassageVectors
-    # candidate sentences as local search embeds them: (episode, text, row in ``handle``)
+    # candidate sentences as local search embeds them: their own row in ``handle``, or the
+    # span of a passage they are pooled from
     sentences: list[SentenceRow] = field(default_factory=list)
     _by_episode: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
 
@@ -42,43 +43,95 @@ class EmbeddedPassages:
     def of_documents(self, document_ids: Container[str]) -> EmbeddedPassages:
         return EmbeddedPassages(
             [r for r in self.rows if r[0].document_id in document_ids], self.handle,
-            [r for r in self.sentences if r[0].document_id in document_ids],
+            [r for r in self.sentences if r.episode.document_id in document_ids],
         )
 
     def points(self) -> list[tuple[Episode, int, list[float]]]:
         vectors = self.handle.vectors
         return [(e, i, vectors[row]) for e, i, _, row in self.rows]
 
-    def sentence_points(self) -> list[VectorPoint]:
+    def sentence_points(self, embed: Callable[[list[str]], list[list[float]]]
+                        ) -> list[VectorPoint]:
+        """The candidate sentences' points: from their own row, pooled from their passage's
+        span, or (a span the pass cannot give: beyond its truncation) embedded by ``embed``."""
         vectors = self.handle.vectors
-        return [sentence_point(e, text, vectors[row]) for e, text, row in self.sentences]
+        out: list[VectorPoint] = []
+        missing: list[SentenceRow] = []
+        for s in self.sentences:
+            vector = (vectors[s.row] if s.row is not None
+                      else self.span_vector((s.episode.id,), s.first, s.last))
+            if vector is None:
+                missing.append(s)
+            else:
+                out.append(sentence_point(s.episode, s.text, vector))
+        if missing:
+            out += [sentence_point(s.episode, s.text, v) for s, v in
+                    zip(missing, embed([s.text for s in missing]), strict=True)]
+        return out
 
     def sentence_vector(self, episode_ids: Iterable[str], sentence: str) -> list[float] | None:
         """The sentence's vector pooled from a passage of one of these episodes that holds
         it verbatim; None when none does (or the pass cannot give it)."""
-        if not sentence.strip():
+        return self.span_vector(episode_ids, sentence, sentence)
+
+    def span_vector(self, episode_ids: Iterable[str], first: str, last: str
+                    ) -> list[float] | None:
+        """The vector pooled over a passage's text from the start of ``first`` to the end of
+        ``last`` (after it), in a passage of one of these episodes; None when none holds both."""
+        if not first.strip() or not last.strip():
             return None
         for episode_id in episode_ids:
             for text, row in self._by_episode.get(episode_id, ()):
-                at = text.find(sentence)
-                if at >= 0:
-                    vector = self.handle.span_vector(row, at, at + len(sentence))
+                end = _span_end(text, first, last)
+                if end is not None:
+                    vector = self.handle.span_vector(row, end[0], end[1])
                     if vector is not None:
                         return vector
         return None
 
 
+def _span_end(text: str, first: str, last: str) -> tuple[int, int] | None:
+    """Where ``first`` … ``last`` stand in ``text`` (start, end), or None."""
+    at = text.find(first)
+    if at < 0:
+        return None
+    stop = text.find(last, at + len(first) if last != first else at)
+    return (at, stop + len(last)) if stop >= 0 else None
+
+
 PassageRow = tuple[Episode, int, str, int]
-SentenceRow = tuple[Episode, str, int]
 
 
-def sentence_rows(episodes: Sequence[Episode], first_row: int) -> list[SentenceRow]:
-    """Each episode's candidate sentence texts (``retrieval.evidence_text``), numbered from
-    ``first_row`` (they follow the passages in one embedding pass)."""
+@dataclass(frozen=True)
+class SentenceRow:
+    """A candidate sentence's scored text (``retrieval.evidence_text``) and where its vector
+    comes from: its own ``row`` of the embedding pass, or (``row`` None) the passage span
+    from ``first`` to ``last`` (late chunking, ``Settings.evidence_pooled``)."""
+
+    episode: Episode
+    text: str
+    row: int | None
+    first: str = ""
+    last: str = ""
+
+
+def sentence_rows(episodes: Sequence[Episode], first_row: int,
+                  passages: Sequence[PassageRow] | None = None) -> list[SentenceRow]:
+    """Each episode's candidate sentence texts. With ``passages``, one whose span stands in a
+    passage of its episode is pooled from it; the others are numbered from ``first_row``
+    (they follow the passages in one embedding pass)."""
+    texts: dict[str, list[str]] = {}
+    for episode, _, text, _ in passages or ():
+        texts.setdefault(episode.id, []).append(text)
     rows: list[SentenceRow] = []
+    row = first_row
     for episode in episodes:
-        for text in evidence_texts(episode):
-            rows.append((episode, text, first_row + len(rows)))
+        for span in evidence_spans(episode):
+            if any(_span_end(t, span.first, span.last) for t in texts.get(episode.id, ())):
+                rows.append(SentenceRow(episode, span.scored, None, span.first, span.last))
+            else:
+                rows.append(SentenceRow(episode, span.scored, row))
+                row += 1
     return rows
 
 

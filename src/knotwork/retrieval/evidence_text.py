@@ -76,17 +76,34 @@ def scored_text(text: str, context: str) -> str:
     return f"{text} ({context.strip()})" if context.strip() else text
 
 
-def evidence_texts(episode: Episode) -> list[str]:
+@dataclass(frozen=True)
+class EvidenceSpan:
+    """One text local search embeds (``scored``) and the episode text it covers: from the
+    start of ``first`` to the end of ``last`` (one sentence: both are its text)."""
+
+    scored: str
+    first: str
+    last: str
+
+
+def evidence_spans(episode: Episode) -> list[EvidenceSpan]:
     """Every text local search embeds for this episode's sentences and follow-up pairs when
     no date filter drops a sentence (then a pair may differ: it is embedded at query time)."""
-    out: list[str] = []
+    out: dict[str, EvidenceSpan] = {}
     previous: Sentence | None = None
     for s in sentences(episode):
-        out.append(scored_text(s.text, s.context))
+        scored = scored_text(s.text, s.context)
+        out.setdefault(scored, EvidenceSpan(scored, s.text, s.text))
         if previous is not None and continues(s.text):
-            out.append(scored_text(pair_text(previous.text, s.text), s.context))
+            scored = scored_text(pair_text(previous.text, s.text), s.context)
+            out.setdefault(scored, EvidenceSpan(scored, previous.text, s.text))
         previous = None if s.heading else s
-    return list(dict.fromkeys(out))
+    return list(out.values())
+
+
+def evidence_texts(episode: Episode) -> list[str]:
+    """The scored texts of :func:`evidence_spans`."""
+    return [span.scored for span in evidence_spans(episode)]
 
 
 def sentence_vector_id(episode_id: str, text: str) -> str:
