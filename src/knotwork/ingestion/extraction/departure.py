@@ -6,9 +6,10 @@ one entity and the day it stops (its people facts, the facts located in the offi
 event is read here, per sentence, with no LLM; what it ends is decided graph-wide
 (``ingestion.endings``), so facts stated before or after the event in any order end alike.
 
-The trigger phrases are data (:data:`END_RULES`, each with a name and the hit rate measured
-on the development corpora: sentences it fired on that state the event / sentences it fired
-on). Phrases measured and left out: "farewell X" (1 of 2 was a team move, not a departure),
+The trigger phrases are data (:data:`END_RULES`, each with a name and its hit rate: events
+that were true / events it fired, over every chunk of one development corpus with the names of
+its graph known; the other corpus was not re-measured, its graph shows the departure and the
+handovers it states ended). Phrases measured and left out: "farewell X" (1 of 2 was a team move, not a departure),
 "X leaves for …" (a trip), "on leave" (parental leave ends nothing for good).
 """
 
@@ -49,7 +50,7 @@ END_RULES: tuple[EndRule, ...] = (
     # "has decided to leave Fennel Labs", "left Fennel just before the holidays", "quit us"
     _rule("leaves_employer", DEPARTURE,
           r"\b(?:leav(?:e|es|ing)|left|quits?|quitting|depart(?:s|ed|ing)?|resign(?:s|ed|ing)?\s+from)"
-          r"\s+(?:us\b|the\s+company\b|" + _ORG + r")", "before", "4/4"),
+          r"\s+(?:us\b|the\s+company\b|" + _ORG + r")", "before", "2/2"),
     # "Otto Brisk left.", "Otto Brisk (left 31.05.2024)", "Otto has left"
     _rule("left_bare", DEPARTURE,
           r"^[\s,]*(?:(?:who\s+)?(?:has|had)\s+)?\(?\s*left\b(?=\s*(?:[.;,)]|$|(?:on\s+|in\s+)?\d))",
@@ -57,7 +58,7 @@ END_RULES: tuple[EndRule, ...] = (
     # "Mara's last day", "my last working day", "His last day will be 30 September"
     _rule("last_day", DEPARTURE,
           r"\blast\s+(?:working\s+|official\s+|day\s+at\s+work\b)?(?:day)?\b(?<=day)"
-          r"(?!\s+(?:of|for|to|before|in|until|on\s+the)\b)", "owner", "6/6"),
+          r"(?!\s+(?:of|for|to|before|in|until|on\s+the)\b)", "owner", "2/2"),
     # "resigned", "is retiring", "is no longer with us"
     _rule("resigned", DEPARTURE,
           r"^[\s,]*(?:(?:has|had|is|was|will)\s+)?(?:resign(?:s|ed|ing)|retir(?:es|ed|ing))\b"
@@ -67,11 +68,11 @@ END_RULES: tuple[EndRule, ...] = (
     # "Dunmore closed;" (a timeline line)
     _rule("office_closes", CLOSURE,
           r"\b(?:clos(?:e|es|ed|ing)|shut(?:s|ting)?(?:\s+down)?)\s+(?:the\s+|our\s+|its\s+)?$",
-          "office_after", "2/2"),
+          "office_after", "0/0"),
     _rule("office_closed", CLOSURE,
           r"^\s+(?:office|offices|site|hub)\s+(?:(?:is|was|will\s+be|has|had)\s+)?(?:clos(?:es|ed|ing)|shut(?:s)?"
           r"(?:\s+down)?|(?:will|to)\s+close)\b|^\s+(?:closed|closes)(?=\s*(?:[.;,)]|$|(?:on|in)\s))",
-          "mention", "2/2"),
+          "mention", "3/3"),
 )
 
 _SENTENCE = re.compile(r"[^\n]+?(?:(?<=[a-z0-9)\]][.!?])(?=\s+[A-Z\"“])|$)", re.MULTILINE)
