@@ -40,7 +40,9 @@ CHANGE_LANGUAGE = re.compile(
     r"\btransferr(?:ed|ing)\s+to\b|\brelocat\w+\b|\bno\s+longer\b|"
     r"\b(?:mov(?:e|es|ed|ing)|transferr?(?:s|ed|ing)?|switch(?:es|ed|ing)?)\s+from\b|"
     r"\bnew\s+(?:lead|owner|manager|head|home)\b|\bfrom\s+(?:today|now\s+on)\b|"
-    r"\bstep(?:s|ped)?\s+(?:down|in)\b|\btakes?\s+the\s+helm\b|\binstead\s+of\b",
+    r"\bstep(?:s|ped)?\s+(?:down|in)\b|\btakes?\s+the\s+helm\b|\binstead\s+of\b|"
+    r"\b(?:becomes|became|becoming)\s+(?:the\s+)?(?:new\s+)?(?:[\w/&-]+\s+){0,3}?(?:lead|leader|head|"
+    r"owner|manager|director|producer|chair)\b",
     re.IGNORECASE)
 
 
@@ -142,8 +144,11 @@ def contradictions(new: Fact, existing: Iterable[Fact], now: datetime,
     for old in existing:
         if old.type is not new.type or old.invalid_at is not None or old.id == new.id:
             continue
-        if not new_episodes.isdisjoint(old.episodes):
-            continue  # "headquartered in Austin, Texas": one statement, not a change
+        if not new_episodes.isdisjoint(old.episodes) and (
+                new.type in FUNCTIONAL_BY_SOURCE or new_episodes.issuperset(old.episodes)):
+            # "headquartered in Austin, Texas": one statement, not a change (a hand-over
+            # sentence that also names the old holder still ends a fact stated before it)
+            continue
         by_source = functional_source and old.source_id == new.source_id \
             and old.target_id != new.target_id
         by_target = functional_target and old.target_id == new.target_id \

@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from knotwork.domain.ids import stable_id
-from knotwork.domain.models import Entity, EntityMention, Episode, Fact
+from knotwork.domain.models import Entity, EntityMention, EntityType, Episode, Fact
+from knotwork.ingestion.endings import ended_facts, ends_of, with_end
 from knotwork.ingestion.extraction.change import relation_ended
-from knotwork.ingestion.extraction.temporal import validity
+from knotwork.ingestion.extraction.departure import end_events
+from knotwork.ingestion.extraction.temporal import interim_end, validity
 from knotwork.ingestion.extraction.types import ChunkExtraction, LocalEntity
 from knotwork.ingestion.facts import contradictions, fact_id, merge_into, same_fact
 from knotwork.ingestion.summary_text import resummarized
@@ -58,7 +60,9 @@ class BatchBuilder:
     def build(self, items: Sequence[tuple[Episode, ChunkExtraction]]) -> BatchResult:
         result = BatchResult()
         local_ids = self._resolve_all(items, result)
+        self._end_events(items, local_ids, result)
         known = self._facts(items, local_ids, result)
+        self._apply_ends(known, result)
         self._summaries(result, known)
         if self._index is not None:
             self._index.record(result.entities.values(), result.resolution)
@@ -148,6 +152,11 @@ class BatchBuilder:
                 if src == tgt:
                     continue
                 valid_at, invalid_at = validity(rel.fact, episode.valid_at)
+                stand_in_end = None if invalid_at else interim_end(rel.fact, episode.valid_at)
+                if stand_in_end is not None:  # "interim lead while Bo is out (back in June)"
+                    invalid_at = stand_in_end
+                    if valid_at is not None and valid_at >= stand_in_end:
+                        valid_at = None  # the date was the return's, not the start's
                 if relation_ended(episode.content, rel, ex.entities):
                     # "moves from the Fraud Team to …", "replacing Katarina": held until then
                     valid_at, invalid_at = None, invalid_at or valid_at or episode.valid_at
@@ -184,6 +193,43 @@ class BatchBuilder:
                 result.facts[ended.id] = ended
         self._recheck_ends(known, result, same_kind)
         return known
+
+    def _end_events(self, items: Sequence[tuple[Episode, ChunkExtraction]],
+                    local_ids: list[list[str]], result: BatchResult) -> None:
+        """Departures and office closures the batch states, kept on their entities."""
+        for (episode, ex), ids in zip(items, local_ids, strict=True):
+            for event in end_events(episode.content, ex.entities, episode.valid_at, ex.speaker):
+                entity = result.entities.get(ids[event.entity])
+                if entity is not None:
+                    result.entities[entity.id] = with_end(entity, event.kind, event.at,
+                                                          event.stated, episode.id)
+
+    def _apply_ends(self, known: _KnownFacts | None, result: BatchResult) -> None:
+        """End the open facts of the batch's entities that left or closed (``endings``)."""
+        ends = ends_of(result.entities.values())
+        if not ends:
+            return
+        facts = dict(known.by_id) if known is not None else {}
+        complete = known.endpoints() if known is not None else set()
+        missing = sorted(set(ends) - complete)
+        if missing:
+            for fact in self._facts_of(missing):
+                result.previous_facts.setdefault(fact.id, fact)
+                facts.setdefault(fact.id, fact)
+        facts.update(result.facts)
+        pool = {**result.previous_entities, **result.entities}
+        wanted = {f.source_id for f in facts.values() if f.target_id in ends} - set(pool)
+        if wanted and self._entities_of is not None:
+            pool.update((e.id, e) for e in self._entities_of(sorted(wanted)))
+
+        def kind(entity_id: str) -> tuple[EntityType, str | None] | None:
+            entity = pool.get(entity_id)
+            return None if entity is None else (entity.type, entity.subtype)
+
+        for fact in ended_facts(facts.values(), ends, kind, self._now):
+            if known is not None:
+                known.put(fact)
+            result.facts[fact.id] = fact
 
     def _recheck_ends(self, known: _KnownFacts, result: BatchResult,
                       same_kind: Callable[[str, str], bool]) -> None:

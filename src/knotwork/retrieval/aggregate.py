@@ -65,7 +65,9 @@ _LIST = re.compile(
     r"|^\s*(?:who|what|which)\s+(?:are|were)\s+(?:all\s+)?the\s+(?P<n4>" + _NOUN_RE
     + r")\s+(?=of|in|on|at|under)\b", re.IGNORECASE)
 # the anchor is the subject: "How many systems does the Payments Team maintain?"
-_SUBJECT_AUX = re.compile(r"\b(?:does|do|did|has|have|had)\b", re.IGNORECASE)
+# (not "How many people have led Project Wren?": there the counted people are the subject)
+_SUBJECT_AUX = re.compile(r"\b(?:does|do|did|has|have|had)\b(?!\s+(?-i:(?:ever\s+|already\s+)?[a-z]+(?:ed|run|held))\b)",
+                          re.IGNORECASE)
 _OF_ANCHOR = re.compile(r"\b(?:of|in|on|at|under|within|inside)\s+(?:the\s+)?[A-Z0-9]")
 # relations a fact may carry for the same meaning, and the inverse direction
 _SYNONYMS: dict[R, frozenset[R]] = {R.MAINTAINS: frozenset({R.OWNS}), R.OWNS: frozenset({R.MAINTAINS}),
@@ -86,6 +88,13 @@ class AggregateAsk:
     side: Side
     entity_types: frozenset[EntityType] = field(default_factory=frozenset)
     heads: tuple[str, ...] = ()
+    history: bool = False  # "how many people have led X": ended facts count too
+
+
+# a count over time rather than of what holds now: "have led", "ever", "so far", "in total"
+_HISTORY = re.compile(r"\b(?:ever|so\s+far|to\s+date|in\s+total|all[- ]time|over\s+(?:the\s+)?"
+                      r"(?:years|time)|(?:have|has)\s+(?:ever\s+)?(?:led|run|headed|owned|managed|"
+                      r"held|been|worked|joined|left|used|maintained|served))\b", re.IGNORECASE)
 
 
 def parse_aggregate(question: str) -> AggregateAsk | None:
@@ -110,7 +119,14 @@ def parse_aggregate(question: str) -> AggregateAsk | None:
     side: Side = "target"
     if noun != "reports" and _SUBJECT_AUX.match(rest.strip()) and not _OF_ANCHOR.match(rest.strip()):
         side = "source"
-    return AggregateAsk(kind, noun, frozenset(types), side, etypes, heads)
+    return AggregateAsk(kind, noun, frozenset(types), side, etypes, heads,
+                        history=_HISTORY.search(question) is not None and as_of_free(question))
+
+
+def as_of_free(question: str) -> bool:
+    """The question names no point in time of its own ("in March 2024", "as of May")."""
+    return not re.search(r"\b(?:in|on|as\s+of|at|before|after|since|until)\s+(?:\w+\s+)?\d{4}\b",
+                         question, re.IGNORECASE)
 
 
 def wanted(ask: AggregateAsk) -> set[tuple[R, Side]]:
@@ -147,7 +163,7 @@ def collect(ask: AggregateAsk, anchor: Entity, facts: Sequence[Fact], entities: 
     ``facts``: facts touching the anchor and the counted entities' own facts (to drop those
     whose one-at-a-time relation moved on, e.g. a person now on another team)."""
     pairs = wanted(ask)
-    valid = [f for f in facts if holds_at(f.valid_at, f.invalid_at, as_of)]
+    valid = [f for f in facts if ask.history or holds_at(f.valid_at, f.invalid_at, as_of)]
     found: dict[str, list[Fact]] = {}
     for f in valid:
         if anchor.id not in (f.source_id, f.target_id) or f.source_id == f.target_id:
@@ -162,7 +178,7 @@ def collect(ask: AggregateAsk, anchor: Entity, facts: Sequence[Fact], entities: 
         if (typed and _fits(ask, other, strict=False)) or (loose and _fits(ask, other, strict=True)):
             found.setdefault(other_id, []).append(f)
     out = [Counted(entities[eid], tuple(fs)) for eid, fs in found.items()
-           if not _moved_on(anchor, eid, fs, valid, entities)]
+           if ask.history or not _moved_on(anchor, eid, fs, valid, entities)]
     return _drop_partial_names(sorted(out, key=lambda c: c.entity.name))
 
 
@@ -213,11 +229,13 @@ def aggregate(graph: GraphStore, documents: DocumentStore, group_id: str, questi
         return None
     for anchor in anchors:
         near = [h.fact for h in graph.expand_facts(group_id, [anchor.id], depth=1, as_of=as_of,
-                                                   limit=1000) if h.hop == 0]
+                                                   include_invalid=ask.history, limit=1000)
+                if h.hop == 0]
         ids = sorted({x for f in near for x in (f.source_id, f.target_id)})
         entities = {e.id: e for e in graph.get_entities(group_id, ids)}
         theirs = [h.fact for h in graph.expand_facts(group_id, [i for i in ids if i != anchor.id],
-                                                     depth=1, as_of=as_of, limit=5000)
+                                                     depth=1, as_of=as_of,
+                                                     include_invalid=ask.history, limit=5000)
                   if h.hop == 0]
         facts = list({f.id: f for f in near + theirs}.values())
         more = sorted({x for f in theirs for x in (f.source_id, f.target_id)} - set(entities))

@@ -17,7 +17,7 @@ from knotwork.ingestion.extraction.types import LocalEntity, LocalRelation
 _DET = r"(?:\s+(?:the|our|its|their|his|her|a|an))?"
 # words right before a mention that make it the old holder on their own
 _OLD_BEFORE = re.compile(
-    r"(?:\b(?:left|leaves|leaving|quit|quits|exited|exits|ended|ends|ending|dropped|drops|retired|"
+    r"(?:\blast\s+(?:working\s+)?day\s+(?:at|with)|\b(?:left|leave|leaves|leaving|quit|quits|exited|exits|ended|ends|ending|dropped|drops|retired|"
     r"retires|decommissioned|sunset|sunsetted|off|replacing|replaces|"
     r"replaced|succeeding|succeeds|succeeded|instead\s+of|rather\s+than|until\s+then,?|"
     r"before\s*:|(?:previously|formerly)(?:\s+(?:under|in|on|at|with|part\s+of))?|used\s+to(?:\s+[a-z]+){0,2}(?:\s+(?:in|on|at|with|for|under))?)" + _DET + r"\s*"

@@ -14,6 +14,7 @@ from knotwork.ingestion.extraction import entity_filter
 from knotwork.ingestion.extraction.aliases import alias_mentions
 from knotwork.ingestion.extraction.ensemble import Ensemble, VotePolicy, default_extractors
 from knotwork.ingestion.extraction.extractors import LlmVoteExtractor
+from knotwork.ingestion.extraction.handover import handover_relations
 from knotwork.ingestion.extraction.mentions import JOB_TITLE, rule_type
 from knotwork.ingestion.extraction.page_labels import label_relations
 from knotwork.ingestion.extraction.relations import relations_in_sentence
@@ -157,6 +158,7 @@ class EnsembleExtractor:
                 relations.append(LocalRelation(s, t, hit.type, fact, hit.confidence, start, end))
         relations = _with_table_rows(text, mentions, index_of, relations)
         relations += _labelled(text, mentions, index_of, relations)
+        relations += handover_relations(text, entities, relations)
         if votes is not None and votes.relations:
             relations += _llm_relations(text, votes, entities, sentences, mentions, relations)
         speaker = next((m.text for m in mentions if m.extractor == "speaker" and m.refers_to is None), None)

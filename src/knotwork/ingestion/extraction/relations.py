@@ -97,6 +97,9 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(R.ACQUIRED, r"\b(?:acquir(?:e|es|ed|ing)|bought|purchased)\b"),
     _p(R.INVESTED_IN, r"\binvest(?:s|ed|ing|ment)? in\b|\bfunded\b|\bbacked\b"),
     _p(R.MEMBER_OF, r"\b(?:is|are|was|were|became)\s+(?:a\s+)?(?:member|part)\s+of\b|\bbelongs? to\b|\b(?:team|squad|department|group):\s*$", src={P}),
+    # leaving an employer states the employment (ended: ``change`` names the old side)
+    _p(R.WORKS_AT, r"\b(?:leav(?:e|es|ing)|left|quits?|quitting)\s*$|\blast\s+(?:working\s+)?day\s+(?:at|with)\s*$",
+       src={P}, tgt={O}, tgt_sub=_NOT_TEAM),
     _p(R.WORKS_AT, r"\b(?:work(?:s|ed|ing)?|employed|hired)\s+(?:at|for|by)\b|\bjoin(?:s|ed|ing)?\b|\b(?:company|employer|organization):\s*$", src={P}, tgt={O}, tgt_sub=_NOT_TEAM),
     _p(R.MEMBER_OF, r"\b(?:work(?:s|ed|ing)?)\s+(?:at|for|in|on)\b|\bjoin(?:s|ed|ing)?\b|\bon the\s*$|\bin the\s*$|\b(?:is|am|are|'m|’m)\s+(?:now\s+)?on\s*$|\bmov(?:e|es|ed|ing)\b(?:\s+\S+){0,4}\s+to(?: the)?\s*$|\btransferr(?:ed|ing) to\b", src={P}, tgt={O}),
     _p(R.WORKS_AT, r"\bjoin(?:s|ed|ing)?\b|\b(?:is|was)\s+(?:a|an|the)\s+[\w\s/-]{1,40}\b(?:at|of|with)\s*$|^,\s*(?:a|an|the|our)?\s*[\w\s/-]{1,40}\b(?:at|of)\s*$", src={P}, tgt={O}),

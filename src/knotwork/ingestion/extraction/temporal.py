@@ -23,7 +23,7 @@ _WEEKDAY = r"(?:" + "|".join(_WEEKDAYS) + r")"
 _PERIOD = r"(?:week|month|quarter|year)"
 _QUARTER = r"(?:q[1-4]|h[12])(?:\s+(?:fy)?\d{4}|\s*'\d{2})?"
 _ABSOLUTE = (
-    r"(?:\d{4}-\d{2}-\d{2}|" + _MONTHS + r"\s+\d{4}|"
+    r"(?:\d{1,2}\.\d{1,2}\.\d{4}(?!\d)|\d{4}-\d{2}-\d{2}|" + _MONTHS + r"\s+\d{4}|"
     + _MONTHS + r"\s+\d{1,2}(?!\d)(?:st|nd|rd|th)?(?:,?\s+\d{4})?|"
     r"\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTHS + r"(?:,?\s+\d{4})?|"
     r"(?:early|mid|late)?\s*(?:19[7-9]\d|20\d\d)(?!\d|[,.]\d)"
@@ -167,16 +167,64 @@ def _absolute(text: str, reference: datetime) -> datetime | None:
 def resolve(text: str, reference: datetime, as_end: bool = False) -> datetime | None:
     """A date expression as a UTC datetime, relative ones counted from ``reference``."""
     ref = ensure_utc(reference).replace(tzinfo=None)
+    numeric = _numeric(text.strip(), ref)
+    if numeric is not None:
+        return numeric
     found = _relative(text, ref, as_end)
     if found is None:
         found = _absolute(text, ref)
     return ensure_utc(found) if found is not None else None
 
 
+# a span of days: "18–22.11.2024", "March 17–21, 2025", "17–21 March", "14 Feb – 1 Jun 2025"
+_DASH = r"\s*(?:–|—|-(?=\s*\d)|\bto\b|\buntil\b|\bthrough\b)\s*"
+_RANGES: tuple[re.Pattern[str], ...] = (
+    re.compile(r"(?<![\d.])(\d{1,2})\.?" + _DASH + r"(\d{1,2})\.(\d{1,2})\.(\d{4})(?!\d)"),
+    re.compile(r"\b(" + _MONTHS + r")\s+(\d{1,2})" + _DASH + r"(\d{1,2})(?!\d|:)(?:,?\s+(\d{4}))?",
+               re.IGNORECASE),
+    re.compile(r"(?<![\d.])(\d{1,2})" + _DASH + r"(\d{1,2})\s+(" + _MONTHS + r")(?:,?\s+(\d{4}))?",
+               re.IGNORECASE),
+)
+_FULL_RANGE = re.compile(r"(?<![\w-])(" + _ABSOLUTE + r")\s*[–—]\s*(" + _ABSOLUTE + r")(?![\w-])",
+                         re.IGNORECASE)
+
+
+def date_range(sentence: str, reference: datetime) -> tuple[datetime, datetime] | None:
+    """The first span of days the sentence states, as (first day, last day)."""
+    ref = ensure_utc(reference).replace(tzinfo=None)
+    for i, rx in enumerate(_RANGES):
+        m = rx.search(sentence)
+        if m is None:
+            continue
+        if i == 0:
+            last = _numeric(f"{m.group(2)}.{m.group(3)}.{m.group(4)}", ref)
+            first = _numeric(f"{m.group(1)}.{m.group(3)}.{m.group(4)}", ref)
+        else:
+            month, a, b = (m.group(1), m.group(2), m.group(3)) if i == 1 else \
+                (m.group(3), m.group(1), m.group(2))
+            year = f" {m.group(4)}" if m.group(4) else ""
+            first, last = resolve(f"{a} {month}{year}", ref), resolve(f"{b} {month}{year}", ref)
+        if first is not None and last is not None and first < last:
+            return first, last
+    m = _FULL_RANGE.search(sentence)
+    if m is not None:
+        first, last = resolve(m.group(1), ref), resolve(m.group(2), ref, as_end=True)
+        if first is not None and last is not None and first < last:
+            if first.year != last.year and not re.search(r"\d{4}", m.group(1)):
+                first = first.replace(year=last.year)  # "14 Feb – 1 Jun 2025"
+            if first < last:
+                return first, last
+    return None
+
+
 def validity(sentence: str, reference: datetime) -> tuple[datetime | None, datetime | None]:
     """(valid_at, invalid_at) stated by the sentence, None where it says nothing."""
     start = _START.search(sentence)
     end = _END.search(sentence)
+    if start is None and end is None:
+        span = date_range(sentence, reference)
+        if span is not None:
+            return span
     valid_at = resolve(start.group(1), reference) if start else None
     invalid_at = resolve(end.group(1), reference, as_end=True) if end else None
     if valid_at is None and end is None:
@@ -195,3 +243,64 @@ def states_time(text: str) -> bool:
     """The text names a date or a time of some kind ("30/09/2025", "next Monday", "Q3")."""
     return _ANY_TIME.search(text) is not None
 
+
+
+_NUMERIC = re.compile(r"^(\d{1,2})([/.])(\d{1,2})(?:[/.](\d{4}|\d{2}))?$")
+
+
+def _numeric(text: str, reference: datetime) -> datetime | None:
+    """"30.09.2024" (dots: day first, as in Europe), "12/20" or "3/14/2025" (slashes: month
+    first, unless the first number cannot be a month)."""
+    m = _NUMERIC.match(text)
+    if m is None:
+        return None
+    a, sep, b, year = int(m.group(1)), m.group(2), int(m.group(3)), m.group(4)
+    day, month = (a, b) if sep == "." or a > 12 else (b, a)
+    y = reference.year if year is None else (int(year) + 2000 if len(year) == 2 else int(year))
+    try:
+        return ensure_utc(datetime(y, month, day))
+    except ValueError:
+        return None
+
+
+_NEAR_DATE = re.compile(r"(?<![\w-])(?:" + _DATE + r"|\d{1,2}\.\d{1,2}\.(?:\d{4}|\d{2})(?!\d)|"
+                        r"\d{1,2}/\d{1,2}(?:/\d{2,4})?(?![\d/]))", re.IGNORECASE)
+_STARTS = re.compile(r"\b(?:from|since|as of|starting|effective)\s*$", re.IGNORECASE)
+
+
+def date_near(text: str, position: int, reference: datetime, as_end: bool = True,
+              skip_starts: bool = False) -> datetime | None:
+    """The date a stretch of text states nearest to ``position`` (a trigger word's offset),
+    resolved against ``reference``; None if it names none. Numeric dates read day first with
+    dots (30.09.2024) and month first with slashes (12/20). ``skip_starts``: a date that starts
+    something else ("from 01.07.", "since May") is not the one wanted."""
+    best: tuple[int, datetime] | None = None
+    for m in _NEAR_DATE.finditer(text):
+        phrase = m.group(0).strip()
+        if phrase.lower() == "now" or (skip_starts and _STARTS.search(text[:m.start()])):
+            continue
+        found = _numeric(phrase, reference) or resolve(phrase, reference, as_end=as_end)
+        if found is None:
+            continue
+        distance = min(abs(m.start() - position), abs(m.end() - position))
+        if best is None or distance < best[0]:
+            best = (distance, found)
+    return best[1] if best is not None else None
+
+
+# a stand-in's role ends when the one it covers for is back: "Dana is interim lead while Bo
+# is on leave (back in June)", "acting head until Bo returns on 2 June"
+_INTERIM = re.compile(r"\b(?:interim|acting|stand-?in|covering|covers?\s+for|while\s+\w+\s+is\s+"
+                      r"(?:on|out|away))\b", re.IGNORECASE)
+_RETURN = re.compile(r"(?:\(\s*|\b(?:is|be|comes?|coming)\s+)back\s+(?:in|on|by|from\s+\w+)\s+(?:leave\s+)?"
+                     r"(?:(?:on|in|as\s+of)\s+)?(" + _DATE + r")|\breturn(?:s|ing)?\s+(?:in|on|by)\s+("
+                     + _DATE + r")", re.IGNORECASE)
+
+
+def interim_end(sentence: str, reference: datetime) -> datetime | None:
+    """When a stand-in's role the sentence states ends (the covered person's return), if it
+    says so; None for any other sentence."""
+    if not _INTERIM.search(sentence):
+        return None
+    m = _RETURN.search(sentence)
+    return resolve(m.group(1) or m.group(2), reference) if m is not None else None
