@@ -54,7 +54,7 @@ def end_of(entity: Entity, key: str) -> datetime | None:
     stated = [v.value for v in values if v.confidence >= _STATED and v.value]
     guessed = [v.value for v in values if v.confidence < _STATED and v.value]
     chosen = max(stated) if stated else (min(guessed) if guessed else None)
-    return ensure_utc(datetime.fromisoformat(chosen.replace("Z", "+00:00"))) if chosen else None
+    return ensure_utc(datetime.fromisoformat(chosen)) if chosen else None
 
 
 def ends_of(entities: Iterable[Entity]) -> dict[str, tuple[str, datetime]]:
