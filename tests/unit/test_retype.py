@@ -111,7 +111,12 @@ def test_a_software_shaped_name_is_a_technology_but_a_person_keeps_their_type() 
 
 
 def test_a_person_named_like_an_organisation_and_not_by_a_given_name_is_its_kin() -> None:
-    entities = (_e("Brackwater", O), _e("Brackwater Cloud", P), _e("Mira Brackwater", P))
+    entities = (_e("Brackwater", O), _e("Brackwater Cloud", P), _e("Mira Holt", P))
     assert _moves(*entities) == {"Brackwater Cloud": O}
     # a chat author is a person whatever their name looks like
     assert _moves(*entities, extractors={"Brackwater Cloud": {"speaker": 1}}) == {}
+
+
+def test_a_person_written_family_name_first_is_no_organisation_sharing_the_surname() -> None:
+    entities = (_e("Okoro", O), _e("Vethra Okoro", P), _e("Okoro Vethra", P))
+    assert _moves(*entities) == {}

@@ -66,8 +66,10 @@ CUES: Mapping[str, Cue] = {c.name: c for c in (
     Cue("inner_caps", 1.5, "one word with capitals inside (a software name's shape: two "
                            "capitals and a small letter, not a plural acronym); never a person"),
     Cue("version", 1.5, "a name ending in a dotted version number ('X 4.2') is a technology"),
-    Cue("org_kin", 1.5, "a 'person' whose first word is no given name but the first word of an "
-                        "organisation of the tenant is that organisation's kin"),
+    Cue("org_kin", 1.5, "a 'person' whose first word is the first word of an organisation of the "
+                        "tenant, and none of whose words is a given name or a part of a known "
+                        "person's name (family name first: 'Okoro Tamsin'), is that "
+                        "organisation's kin"),
     Cue("expansion", 1.5, "an acronym whose spelled-out form is made of common words "
                           "(a defined term) is a concept"),
     Cue("person_part", 1.5, "a one-word name that is a given name or surname of exactly one "
@@ -196,7 +198,7 @@ def evidence(e: Entity, parts: Mapping[str, set[frozenset[str]]], extractors: Ma
         fired.append(("speaker", E.PERSON))
     words = _words(e.name)
     if e.type is E.PERSON and not speaker and len(words) >= 2 and words[0] in org_heads \
-            and not is_given_name(words[0]):
+            and not any(is_given_name(w) or w in parts for w in name_tokens(e.name)):
         fired.append(("org_kin", E.ORGANIZATION))
     return fired
 
