@@ -164,7 +164,7 @@ class Knotwork:
 
             merged = consolidate(self._rt, self._group(group_id))
             report.entities_merged = merged.merged_entities
-            if merged.merged_entities:
+            if merged.merged_entities or merged.retyped:
                 self._pipeline(group_id).forget_known()
         return report
 

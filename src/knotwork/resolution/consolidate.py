@@ -429,12 +429,15 @@ def _vocabulary(rt: Runtime) -> WordTest:
 def consolidate(rt: Runtime, group_id: str, *, dry_run: bool = False) -> ConsolidationReport:
     """Plan and (unless ``dry_run``) apply the merges; needs the SQL document store."""
     from knotwork.resolution.merge import Merger
+    from knotwork.resolution.retype import retype
     from knotwork.resolution.service import resolution_sql
 
+    # types from all the evidence first: a mistyped twin then finds its kind's twin
+    before = 0 if dry_run else retype(rt, group_id, _vocabulary(rt))
     entities = rt.graph.list_entities(group_id)
     groups = allowed_groups(plan_consolidation(entities, _vocabulary(rt)), entities,
                             load_cannot_link(rt, group_id))
-    report = ConsolidationReport(entities=len(entities), groups=groups)
+    report = ConsolidationReport(entities=len(entities), groups=groups, retyped=before)
     for g in groups:
         for r in g.rules:
             report.by_rule[r] = report.by_rule.get(r, 0) + 1
@@ -453,5 +456,5 @@ def consolidate(rt: Runtime, group_id: str, *, dry_run: bool = False) -> Consoli
     if kinds:
         rt.graph.upsert_entities([e.model_copy(update={"type": kinds[e.id], "subtype": None})
                                   for e in after if e.id in kinds])
-    report.retyped = len(kinds)
+    report.retyped += len(kinds) + retype(rt, group_id, _vocabulary(rt))  # after the merges
     return report

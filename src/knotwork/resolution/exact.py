@@ -92,7 +92,7 @@ def entity_keys(name_key: str, aliases: Iterable[str], etype: EntityType) -> lis
         first = first_name_key(name_key)
         if first:
             keys.append(first)
-    if etype is EntityType.PRODUCT and name_key.startswith("project "):
+    if etype in (EntityType.PRODUCT, EntityType.CONCEPT) and name_key.startswith("project "):
         keys.append(name_key.removeprefix("project "))
     keys += _variants(name_key, etype)
     if etype is EntityType.ORGANIZATION:  # "WI" names the team as "Warehouse Integrations" does

@@ -42,8 +42,9 @@ NOUNS: dict[str, tuple[frozenset[EntityType], tuple[str, ...]]] = {
         ("organizations", "organization"), ("organisations", "organisation"),
         ("companies", "company"), ("vendors", "vendor"), ("suppliers", "supplier"),
         ("partners", "partner"), ("customers", "customer"))},
+    "projects": (frozenset({_PR, _T, EntityType.CONCEPT}), ("project",)),
     **{n: (frozenset({_PR, _T}), (h,)) for n, h in (
-        ("systems", "system"), ("services", "service"), ("projects", "project"),
+        ("systems", "system"), ("services", "service"),
         ("products", "product"), ("applications", "application"), ("apps", "app"),
         ("components", "component"), ("platforms", "platform"))},
     **{n: (frozenset({_T, _PR}), (h,)) for n, h in (

@@ -101,8 +101,10 @@ _ANSWER_NOUNS: dict[str, tuple[frozenset[EntityType], frozenset[str]]] = {
        for n in ("division", "department", "org", "unit", "group")},
     **{n: (frozenset({_E.LOCATION}), frozenset()) for n in ("office", "city", "location", "country", "site")},
     **{n: (frozenset({_E.ORGANIZATION}), frozenset()) for n in ("vendor", "company", "employer", "supplier")},
+    # a project is an undertaking (CONCEPT, subtype PROJECT) or, as extracted, a product
+    "project": (frozenset({_E.PRODUCT, _E.TECHNOLOGY, _E.CONCEPT}), frozenset()),
     **{n: (frozenset({_E.PRODUCT, _E.TECHNOLOGY}), frozenset()) for n in (
-        "project", "system", "service", "product", "tool", "technology", "database", "platform")},
+        "system", "service", "product", "tool", "technology", "database", "platform")},
 }
 _WHICH_NOUN = re.compile(r"^\s*(?:which|what)\s+(?:[a-z/-]+\s+)?(" + "|".join(_ANSWER_NOUNS) + r")\b",
                          re.IGNORECASE)

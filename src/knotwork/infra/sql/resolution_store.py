@@ -307,6 +307,22 @@ class SqlResolutionStore:
                     document_title=title, document_url=url))
         return out
 
+    def mention_extractors(self, group_id: str, entity_ids: Sequence[str]
+                           ) -> dict[str, dict[str, int]]:
+        """Entity id -> how many of its mentions each extractor gave (the type evidence of
+        ``resolution.retype``)."""
+        out: dict[str, dict[str, int]] = {}
+        ids = list(dict.fromkeys(entity_ids))
+        with self._docs.transaction() as s:
+            for i in range(0, len(ids), _IN):
+                stmt = (select(EntityMentionRow.entity_id, EntityMentionRow.extractor, func.count())
+                        .where(EntityMentionRow.group_id == group_id,
+                               EntityMentionRow.entity_id.in_(ids[i:i + _IN]))
+                        .group_by(EntityMentionRow.entity_id, EntityMentionRow.extractor))
+                for entity_id, extractor, n in s.execute(stmt):
+                    out.setdefault(str(entity_id), {})[str(extractor)] = int(n)
+        return out
+
     def mention_counts(self, group_id: str, entity_ids: Sequence[str]) -> dict[str, int]:
         stmt = (select(EntityMentionRow.entity_id, func.count())
                 .where(EntityMentionRow.group_id == group_id,
