@@ -17,10 +17,10 @@ The cues are data: each has a weight and a hit rate measured on the development 
 from __future__ import annotations
 
 import re
-from itertools import pairwise
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from knotwork.domain.models import Entity, EntityType
