@@ -28,6 +28,7 @@ from knotwork.domain.models import (
 )
 from knotwork.domain.timeutil import ensure_utc, to_iso, utcnow
 from knotwork.ingestion.lineage import Retired
+from knotwork.ingestion.loaders.slack_members import WorkspaceMember
 from knotwork.ingestion.pipeline import IngestionPipeline, IngestReport, Progress
 from knotwork.ingestion.sync import SyncReport, SyncSource, run_sync
 from knotwork.resolution.lookup import ResolveResult, resolve_mention
@@ -157,7 +158,10 @@ class Knotwork:
                              facts=report.facts, unchanged=report.documents_unchanged > 0)
 
     def ingest_documents(self, documents: Iterable[RawDocument], group_id: str | None = None,
-                         progress: Progress | None = None) -> IngestReport:
+                         progress: Progress | None = None,
+                         members: Sequence[WorkspaceMember] = ()) -> IngestReport:
+        """``members``: the people of the workspace the documents come from (a Slack export's
+        users.json); the graph's persons among them get WORKS_AT the tenant's organisation."""
         report = self._pipeline(group_id).ingest(documents, progress)
         if self.settings.consolidate_after_ingest and (report.added or report.updated):
             from knotwork.resolution.consolidate import consolidate
@@ -166,14 +170,20 @@ class Knotwork:
             report.entities_merged = merged.merged_entities
             if merged.merged_entities or merged.retyped:
                 self._pipeline(group_id).forget_known()
+        if members:
+            from knotwork.ingestion.employment import derive_employment
+
+            derive_employment(self._rt, self._group(group_id), members, utcnow())
         return report
 
     def ingest_path(self, path: Path, group_id: str | None = None,
                     progress: Progress | None = None) -> IngestReport:
         from knotwork.ingestion.loaders.detect import load_path
+        from knotwork.ingestion.loaders.slack_members import load_members
 
         loaded = load_path(path, max_chars=self.settings.max_document_chars)
-        return self.ingest_documents(loaded.documents, group_id, progress)
+        return self.ingest_documents(loaded.documents, group_id, progress,
+                                     members=load_members(path))
 
     # ------------------------------------------------------------------ documents
     def list_documents(self, group_id: str | None = None) -> list[Document]:

@@ -813,3 +813,23 @@ def test_entity_evidence_counts_mentioning_episodes_and_the_earliest(
     assert store.entity_evidence(other_group, ["ent-a"]) == {}
     store.delete_mentions(group, [("ep-2", "ent-a")])
     assert store.entity_evidence(group, ["ent-a"])["ent-a"].first_seen == T0 + timedelta(days=3)
+
+
+def test_expand_skips_and_does_not_traverse_facts_of_skipped_methods(store: GraphStore, group: str) -> None:
+    # a derived fact (a workspace member works at the company) is neither returned nor a way
+    # through to the company's other facts; stated facts are found as before
+    store.upsert_entities([ent(group, k) for k in ("a", "b", "c", "d")])
+    store.upsert_facts(
+        [
+            fact(group, "ab", "a", "b", extraction_method="workspace", confidence=0.99),
+            fact(group, "bc", "b", "c"),
+            fact(group, "ad", "a", "d", confidence=0.1),
+        ]
+    )
+    assert hops(store.expand_facts(group, ["ent-a"], depth=2, skip_methods=["workspace"])) == {
+        "fact-ad": 0,
+    }
+    assert len(store.expand_facts(group, ["ent-a"], depth=1, limit=1, skip_methods=["workspace"])) == 1
+    assert hops(store.expand_facts(group, ["ent-a"], depth=2)) == {
+        "fact-ab": 0, "fact-ad": 0, "fact-bc": 1,
+    }

@@ -46,7 +46,7 @@ from knotwork.domain.events import (
     CommunitiesRebuilt,
     CommunityUpdated,
 )
-from knotwork.domain.models import Community, CommunityState, Fact
+from knotwork.domain.models import DERIVED_METHODS, Community, CommunityState, Fact
 from knotwork.domain.ports import Collection, VectorPoint
 from knotwork.domain.timeutil import utcnow
 
@@ -165,7 +165,7 @@ class CommunityService:
         if progress:
             progress("load", 0, 1)
         entities = graph.list_entities(group)
-        projected = project(entities, graph.list_facts(group), now)
+        projected = project(entities, [f for f in graph.list_facts(group) if not f.derived], now)
         if progress:
             progress("load", 1, 1)
         built = build_communities(projected, group, params=self._params,
@@ -245,7 +245,8 @@ class CommunityService:
         if not unassigned:
             return {}
         graph, group = self._rt.graph, self._group
-        hits = graph.expand_facts(group, unassigned, depth=1, limit=FACT_SCAN_LIMIT)
+        hits = graph.expand_facts(group, unassigned, depth=1, limit=FACT_SCAN_LIMIT,
+                                  skip_methods=DERIVED_METHODS)
         adjacency: dict[str, list[tuple[str, float]]] = {}
         for hit in hits:
             fact = hit.fact
@@ -291,7 +292,7 @@ class CommunityService:
         for community in sorted(targets, key=lambda c: (c.level, c.id)):  # children first
             members = [entity_view(e) for e in graph.get_entities(group, community.entity_ids)]
             hits = graph.expand_facts(group, community.entity_ids, depth=1,
-                                      limit=FACT_SCAN_LIMIT)
+                                      limit=FACT_SCAN_LIMIT, skip_methods=DERIVED_METHODS)
             facts = [fact_view(h.fact) for h in hits if is_current(h.fact, now)]
             children = [titles.get(c) or self._name(c) for c in community.child_ids]
             metrics, report = summarize_members(

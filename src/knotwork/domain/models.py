@@ -100,6 +100,12 @@ class Entity(_Model):
     version: int = Field(default=1, ge=1)
 
 
+# Extraction methods of facts derived from a source's metadata rather than stated in a
+# passage (the workspace's members work at the tenant's organisation): graph facts that
+# retrieval and community detection leave out, so they never crowd an answer's candidates.
+DERIVED_METHODS: frozenset[str] = frozenset({"workspace"})
+
+
 class Fact(_Model):
     """A RELATES_TO edge between two entities, bi-temporal.
 
@@ -129,6 +135,11 @@ class Fact(_Model):
     # the newer fact that ended this one (a contradiction); retired with its evidence, it
     # gives this one back its validity
     invalidated_by: str | None = None
+
+    @property
+    def derived(self) -> bool:
+        """Derived from a source's metadata (``DERIVED_METHODS``), not stated in a passage."""
+        return self.extraction_method in DERIVED_METHODS
 
     @model_validator(mode="after")
     def _aligned(self) -> Fact:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from knotwork.domain.models import Entity, EntityType, Fact, QueryMode, QueryResult
+from knotwork.domain.models import DERIVED_METHODS, Entity, EntityType, Fact, QueryMode, QueryResult
 from knotwork.domain.models import RelationType as R
 from knotwork.domain.ports import DocumentStore, GraphStore
 from knotwork.domain.timeutil import holds_at
@@ -230,13 +230,15 @@ def aggregate(graph: GraphStore, documents: DocumentStore, group_id: str, questi
         return None
     for anchor in anchors:
         near = [h.fact for h in graph.expand_facts(group_id, [anchor.id], depth=1, as_of=as_of,
-                                                   include_invalid=ask.history, limit=1000)
+                                                   include_invalid=ask.history, limit=1000,
+                                                   skip_methods=DERIVED_METHODS)
                 if h.hop == 0]
         ids = sorted({x for f in near for x in (f.source_id, f.target_id)})
         entities = {e.id: e for e in graph.get_entities(group_id, ids)}
         theirs = [h.fact for h in graph.expand_facts(group_id, [i for i in ids if i != anchor.id],
                                                      depth=1, as_of=as_of,
-                                                     include_invalid=ask.history, limit=5000)
+                                                     include_invalid=ask.history, limit=5000,
+                                                     skip_methods=DERIVED_METHODS)
                   if h.hop == 0]
         facts = list({f.id: f for f in near + theirs}.values())
         more = sorted({x for f in theirs for x in (f.source_id, f.target_id)} - set(entities))

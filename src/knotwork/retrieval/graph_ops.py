@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
-from knotwork.domain.models import Community, Entity, Fact
+from knotwork.domain.models import DERIVED_METHODS, Community, Entity, Fact
 from knotwork.domain.ports import CacheLayer, GraphStore, QueryCache
 from knotwork.domain.timeutil import holds_at
 
@@ -118,7 +118,8 @@ class GraphOps:
 
     def _hop(self, frontier: set[str], flt: EdgeFilter) -> list[Fact]:
         hits = self._graph.expand_facts(self._group, sorted(frontier), depth=1, as_of=flt.as_of,
-                                        include_invalid=flt.include_invalid, limit=self._hop_limit)
+                                        include_invalid=flt.include_invalid, limit=self._hop_limit,
+                                        skip_methods=DERIVED_METHODS)
         return [h.fact for h in hits]
 
     def _bfs(self, seeds: Sequence[str], max_hops: int, flt: EdgeFilter, max_entities: int,
@@ -173,7 +174,7 @@ class GraphOps:
         depth = self._bfs(seeds, include_hops, flt, max_entities)[0]
         ids = sorted(depth, key=lambda i: (depth[i], i))
         facts = [f for f in self._graph.facts_between(self._group, ids)
-                 if include_invalid or holds_at(f.valid_at, f.invalid_at, as_of)]
+                 if not f.derived and (include_invalid or holds_at(f.valid_at, f.invalid_at, as_of))]
         communities: list[Community] = []
         if include_communities:
             cids = sorted(set(self._graph.community_of(self._group, ids).values()))

@@ -13,7 +13,7 @@ from datetime import datetime
 
 import numpy as np
 
-from knotwork.domain.models import Entity, EntityType, Fact, QueryMode, QueryResult
+from knotwork.domain.models import DERIVED_METHODS, Entity, EntityType, Fact, QueryMode, QueryResult
 from knotwork.domain.ports import Collection
 from knotwork.domain.timeutil import holds_at, to_iso, utcnow
 from knotwork.ingestion.chunking import count_tokens
@@ -155,7 +155,7 @@ class LocalSearch:
         strong = [eid for eid, (_, s) in seeds.items() if s >= 0.8] or list(seeds)
         for hit in self._rt.graph.expand_facts(self._group, strong, depth=cfg.max_hops,
                                                as_of=as_of, include_invalid=ended,
-                                               limit=cfg.fact_limit):
+                                               limit=cfg.fact_limit, skip_methods=DERIVED_METHODS):
             bonus = cfg.bonus_seed_fact if hit.hop == 0 else cfg.bonus_near_fact / hit.hop
             bonus += min(cfg.bonus_evidence_max, cfg.bonus_per_evidence * (len(hit.fact.episodes) - 1))
             units[hit.fact.id] = Unit(hit.fact.fact, list(hit.fact.episodes), hit.fact, bonus,
@@ -164,6 +164,8 @@ class LocalSearch:
                                        limit=cfg.fact_vector_limit)
         extra = [h.id for h in hits if h.id not in units]
         for fact in self._rt.graph.get_facts(self._group, extra):
+            if fact.derived:
+                continue
             if (ended and as_of is None) or holds_at(fact.valid_at, fact.invalid_at, as_of):
                 units[fact.id] = Unit(fact.fact, list(fact.episodes), fact, time=fact.valid_at)
         for hit in hits:  # the stored vector encodes the fact sentence: its cosine is exact

@@ -24,7 +24,7 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel, Field
 
-from knotwork.domain.models import Chunk, Community, Entity, Fact
+from knotwork.domain.models import DERIVED_METHODS, Chunk, Community, Entity, Fact
 from knotwork.domain.ports import CacheLayer, ChatMessage, ChatRole, Collection
 from knotwork.domain.timeutil import holds_at
 from knotwork.retrieval import rerankers as rr
@@ -156,7 +156,8 @@ class HybridSearch:
             depth = cfg.bfs_depth if Method.BFS in cfg.methods else 1
             hits = self._rt.graph.expand_facts(self._group, origins, depth=depth, as_of=config.as_of,
                                                include_invalid=config.include_invalid,
-                                               limit=cfg.candidates * 4)
+                                               limit=cfg.candidates * 4,
+                                               skip_methods=DERIVED_METHODS)
             graph_facts = [h.fact for h in hits]
             if Method.BFS in cfg.methods:
                 layer.add([(f.id, f) for f in graph_facts[: cfg.candidates]])
@@ -259,7 +260,8 @@ class HybridSearch:
 
     def _scored_entities(self, cfg: LayerConfig, layer: _Layer[Entity]) -> list[Scored[Entity]]:
         ids = list(layer.items)
-        facts = self._rt.graph.facts_between(self._group, ids) if ids else []
+        facts = [f for f in self._rt.graph.facts_between(self._group, ids) if not f.derived] \
+            if ids else []
         degree = {i: 0 for i in ids}
         for f in facts:
             for end in (f.source_id, f.target_id):

@@ -161,6 +161,7 @@ def ingest(path: Annotated[Path, typer.Argument(help="Confluence JSON dir, Slack
     """Ingest a Confluence export, a Slack export (dir or zip), or text/markdown/HTML files."""
     from knotwork.ingestion.loaders.detect import load_path
     from knotwork.ingestion.loaders.errors import LoaderError
+    from knotwork.ingestion.loaders.slack_members import load_members
 
     if not path.exists():
         fail(f"path does not exist: {path}")
@@ -183,7 +184,8 @@ def ingest(path: Annotated[Path, typer.Argument(help="Confluence JSON dir, Slack
         from knotwork.services.cli_progress import progress
 
         with progress("ingest", len(loaded.documents)) as tracker:
-            report = kw.ingest_documents(loaded.documents, progress=tracker.advance)
+            report = kw.ingest_documents(loaded.documents, progress=tracker.advance,
+                                         members=load_members(path))
         typer.echo(
             f"ingested {report.documents_ingested} {loaded.kind.value} documents "
             f"({report.documents_unchanged} unchanged, {report.chunks} chunks, "

@@ -67,8 +67,10 @@ class GraphStore(Protocol):
         as_of: datetime | None = None,
         include_invalid: bool = False,
         limit: int = 200,
+        skip_methods: Sequence[str] = (),
     ) -> list[FactHit]:
-        """Facts within ``depth`` hops of the seeds, hop 0 = touching a seed.
+        """Facts within ``depth`` hops of the seeds, hop 0 = touching a seed; facts whose
+        extraction method is in ``skip_methods`` are neither returned nor traversed.
 
         ``as_of``: only facts valid at that time (valid_at <= t < invalid_at).
         Without it, invalidated facts are left out unless ``include_invalid``.

@@ -183,6 +183,7 @@ class CypherGraphStore(CommunityCypherMixin, LineageCypherMixin, ResolutionCyphe
         as_of: datetime | None = None,
         include_invalid: bool = False,
         limit: int = 200,
+        skip_methods: Sequence[str] = (),
     ) -> list[FactHit]:
         """Breadth-first, one query per hop; only facts passing the filter are traversed.
 
@@ -209,6 +210,7 @@ class CypherGraphStore(CommunityCypherMixin, LineageCypherMixin, ResolutionCyphe
                 query,
                 frontier=frontier,
                 seen=seen,
+                skip=sorted(skip_methods),
                 as_of=moment,
                 limit=limit - len(hits),
             )

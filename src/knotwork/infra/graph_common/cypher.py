@@ -168,6 +168,7 @@ VALID_ANY: Final = "true"
 _EXPAND_HOP: Final = """
 MATCH (a:Entity {{group_id: $group_id}})-[r:RELATES_TO]-(b:Entity)
 WHERE a.id IN $frontier AND r.group_id = $group_id AND NOT r.id IN $seen AND ({validity})
+  AND NOT coalesce(r.extraction_method, 'rule') IN $skip
 RETURN DISTINCT {columns}
 ORDER BY confidence DESC, id
 LIMIT $limit"""
