@@ -1,5 +1,6 @@
-"""Evidence an answer must hold (answer_evidence): typed values, presupposed qualifiers, the
-asked noun and its modifier, stated changes; and the gate in calibrate (no stores)."""
+"""Evidence an answer must hold (answer_evidence): presupposed qualifiers, the asked date's or
+amount's modifier, stated changes; typed values (dates are no numbers, places are no
+people); and the gate in calibrate (no stores)."""
 
 from __future__ import annotations
 
@@ -32,14 +33,12 @@ POOL = term_set("Brightfield Labs has offices in Porto and Berlin. Dana Holt is 
                 "Ravi Sen leads the Porto office. Ana Ruiz runs support.")
 
 
-def gap(question: str, shown: str, typed: bool | None = True, kind: AnswerType = AnswerType.PERSON,
-        anchors: tuple[Entity, ...] = (BRIGHTFIELD,), pool: set[str] = POOL) -> str | None:
-    return evidence_gap(question, kind, typed, shown, shown, list(anchors), pool)
+def gap(question: str, shown: str, anchors: tuple[Entity, ...] = (BRIGHTFIELD,),
+        pool: set[str] = POOL) -> str | None:
+    return evidence_gap(question, shown, shown, list(anchors), pool)
 
 
-def test_an_answer_without_a_value_of_the_asked_type_is_a_gap() -> None:
-    assert gap("Which company did Ana Ruiz join?", "Ana Ruiz runs support.", typed=False,
-               kind=AnswerType.ORGANIZATION) == "typed: the answer states no organization"
+def test_an_answer_to_a_plain_question_has_no_gap() -> None:
     assert gap("Who leads the Porto office?", "Ravi Sen leads the Porto office.") is None
 
 
@@ -52,26 +51,15 @@ def test_a_qualifier_nothing_mentions_is_a_gap_but_a_misspelling_is_not() -> Non
     assert why is not None and why.startswith("unknown-qualifier") and "Lisbon" in why
 
 
-def test_a_what_noun_question_needs_the_noun_somewhere_in_the_candidates() -> None:
-    pool = term_set("The auditor found two issues in the first run. The bank imposed a fine.")
-    question = "What penalty did the bank impose after the first run?"
-    why = gap(question, "The auditor found two issues.", typed=None, kind=AnswerType.DESCRIPTION,
-              anchors=(), pool=pool)
-    assert why == "asked-head: no candidate mentions penalty"
-    assert gap("What fine did the bank impose after the first run?", "The bank imposed a fine.",
-               typed=None, kind=AnswerType.DESCRIPTION, anchors=(), pool=pool) is None
-
-
 def test_the_modifier_of_an_asked_date_or_amount_must_be_in_the_answer() -> None:
     assert asked_modifier("What is the planned launch date for the new app?") == ["launch"]
     assert asked_modifier("What is the exact date?") == []
     assert intent_of("What is the planned launch date for the new app?").answer_type is AnswerType.DATE
     pool = term_set("The app review is planned for May 2026. The launch is set for June 2026.")
     question = "What is the planned launch date for the new app?"
-    assert gap(question, "The app review is planned for May 2026.", kind=AnswerType.DATE,
-               anchors=(), pool=pool) == "asked-modifier: the answer never says launch"
-    assert gap(question, "The launch is set for June 2026.", kind=AnswerType.DATE, anchors=(),
-               pool=pool) is None
+    assert gap(question, "The app review is planned for May 2026.", anchors=(),
+               pool=pool) == "asked-modifier: the answer never says launch"
+    assert gap(question, "The launch is set for June 2026.", anchors=(), pool=pool) is None
 
 
 @pytest.mark.parametrize(("question", "shown", "lacking"), [
@@ -91,10 +79,10 @@ def test_a_question_about_a_change_needs_an_answer_stating_one(question: str, sh
 
 
 def test_dates_and_years_are_no_numbers() -> None:
-    q = "What discount rate does the merchant pay?"
-    assert holds_answer(AnswerType.NUMBER, "Merchant since 2021; live: 09.12.2024.", q, [], []) is False
-    assert holds_answer(AnswerType.NUMBER, "Ticket INC-2023-017 was closed.", q, [], []) is False
-    assert holds_answer(AnswerType.NUMBER, "The merchant pays 1.5% per transaction.", q, [], []) is True
+    q = "What interest rate does the lender charge?"
+    assert holds_answer(AnswerType.NUMBER, "Lender since 2019; signed: 14.03.2023.", q, [], []) is False
+    assert holds_answer(AnswerType.NUMBER, "Ticket OPS-2023-017 was closed.", q, [], []) is False
+    assert holds_answer(AnswerType.NUMBER, "The lender charges 4.5% a year.", q, [], []) is True
     assert holds_answer(AnswerType.NUMBER, "In 2024 about 180 people worked here.", q, [], []) is True
 
 

@@ -4,15 +4,9 @@ A question presupposes things and asks for a kind of value; an answer that canno
 them is withheld (:func:`evidence_gap`), whatever its score. Each check is a named rule (its
 name is in the trace) over general wording, never a corpus's phrases:
 
-- ``typed``: a question asking for a person, an organisation, a place, a date, an amount or a
-  number is not answered by sentences that state no such value ("Which company did X join?"
-  answered by X's role in a project).
 - ``unknown-qualifier``: a capitalised word of the question ("the Lisbon office") that no entity
   the question names holds, that no candidate sentence mentions, and that is no misspelling of
   either: the thing the question presupposes does not exist in the graph.
-- ``asked-head``: the noun a "What <noun> did …" question asks for ("What fine did …") that no
-  candidate mentions: the evidence never speaks of such a thing (not for a kind,
-  :data:`KIND_NOUNS`, whose answer names a member: "Which algorithm …").
 - ``asked-modifier``: the word that says which date or amount is asked ("the *launch* date",
   "the *licence* fee") absent from the answer: another date or amount is no answer.
 - the change rules (:data:`CHANGE_RULES`): a question about a move ("join after leaving"), or
@@ -26,11 +20,9 @@ import re
 from collections.abc import Sequence
 
 from knotwork.domain.models import Entity
-from knotwork.ingestion.extraction.lexicon import TECHNOLOGY_CATEGORIES
-from knotwork.retrieval.intent import AnswerType, asked_head
 from knotwork.retrieval.lexical import term_set, terms
 
-__all__ = ["CHANGE_RULES", "KIND_NOUNS", "asked_modifier", "evidence_gap", "unknown_qualifiers"]
+__all__ = ["CHANGE_RULES", "asked_modifier", "evidence_gap", "unknown_qualifiers"]
 
 # (name, the question's wording, the cue the answer must state)
 CHANGE_RULES: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
@@ -60,15 +52,6 @@ _VALUE_NOUN = re.compile(
 _VAGUE = frozenset(terms("planned expected exact current total final official actual new old "
                          "latest original estimated approximate overall average typical usual "
                          "target targeted scheduled first last next annual monthly yearly"))
-
-
-# nouns naming a kind whose answer names a member, not the kind ("Which algorithm …" is
-# answered by "it moved to gradient boosting"): no asked-head check for them
-KIND_NOUNS = frozenset(terms(
-    "algorithm model method technique approach tool library product service system platform "
-    "protocol standard format language framework database engine technology stack vendor "
-    "provider component version region option")) | frozenset(
-    t for kind in TECHNOLOGY_CATEGORIES for t in terms(kind))
 
 
 def asked_modifier(question: str) -> list[str]:
@@ -108,22 +91,16 @@ def unknown_qualifiers(question: str, anchors: Sequence[Entity], pool_terms: set
     return out
 
 
-def evidence_gap(question: str, answer_type: AnswerType, typed: bool | None, shown: str,
-                 where: str, anchors: Sequence[Entity], pool_terms: set[str]) -> str | None:
+def evidence_gap(question: str, shown: str, where: str, anchors: Sequence[Entity],
+                 pool_terms: set[str]) -> str | None:
     """Why the answer (``shown``; ``where``: it with its titles and headings) cannot stand for
-    what the question asks, or None. ``typed``: it states a value of the asked type (None for
-    a description question); ``pool_terms``: the terms of every candidate."""
-    if typed is False:
-        return f"typed: the answer states no {answer_type.value}"
+    what the question asks, or None. ``pool_terms``: the terms of every candidate. A missing
+    value of the asked type is left to the answerability model (its ``typed`` feature): as a
+    hard rule it withheld more answerable questions than unanswerable ones on the development
+    corpora."""
     unknown = unknown_qualifiers(question, anchors, pool_terms)
     if unknown:
         return f"unknown-qualifier: nothing is known about {', '.join(unknown)}"
-    head = asked_head(question)
-    if answer_type is AnswerType.DESCRIPTION and head is not None:
-        head_terms = terms(head)
-        if head_terms and not set(head_terms) & KIND_NOUNS \
-                and not any(t in pool_terms for t in head_terms):
-            return f"asked-head: no candidate mentions {head}"
     modifier = asked_modifier(question)
     seen = term_set(where)
     if modifier and not any(t in seen for t in modifier):

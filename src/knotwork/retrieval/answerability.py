@@ -11,8 +11,9 @@ the question names things the graph and the answer do not, and whether it states
 the asked answer type (:mod:`knotwork.retrieval.intent`). A logistic model (:data:`MODEL`,
 weights and threshold in ``answerability_model.json``) turns them into P(correct); below the
 threshold the answer is withheld (:func:`calibrate`) and the trace says why. An answer that
-lacks what the question asks for (:func:`knotwork.retrieval.answer_evidence.evidence_gap`: no
-value of the asked type, an unknown qualifier, no stated change) is withheld whatever P.
+lacks what the question presupposes or asks for
+(:func:`knotwork.retrieval.answer_evidence.evidence_gap`: an unknown qualifier, the asked
+date's or amount's modifier, a stated change) is withheld whatever P.
 
 The model is fitted by ``bench/fit_answerability.py`` on one development corpus and reported
 on the other. The answer chosen is never changed here: only whether it is given.
@@ -186,7 +187,7 @@ def measure(question: str, ranked: Sequence[Ranked], chosen: Sequence[Ranked],
         1.0 if typed else 0.0,
         1.0 if typed is None else 0.0,
     )
-    gap = evidence_gap(question, intent.answer_type, typed, shown, where, anchors, pool_terms)
+    gap = evidence_gap(question, shown, where, anchors, pool_terms)
     return AnswerSupport(intent.answer_type, intent.rule, values, gap)
 
 
