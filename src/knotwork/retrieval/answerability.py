@@ -10,7 +10,10 @@ it (with its title and heading) mentions and how many the whole candidate pool d
 the question names things the graph and the answer do not, and whether it states a value of
 the asked answer type (:mod:`knotwork.retrieval.intent`). A logistic model (:data:`MODEL`,
 weights and threshold in ``answerability_model.json``) turns them into P(correct); below the
-threshold the answer is withheld (:func:`calibrate`) and the trace says why.
+threshold the answer is withheld (:func:`calibrate`) and the trace says why. An answer that
+lacks what the question presupposes or asks for
+(:func:`knotwork.retrieval.answer_evidence.evidence_gap`: an unknown qualifier, the asked
+date's or amount's modifier, a stated change) is withheld whatever P.
 
 The model is fitted by ``bench/fit_answerability.py`` on one development corpus and reported
 on the other. The answer chosen is never changed here: only whether it is given.
@@ -28,6 +31,7 @@ from typing import Protocol
 
 from knotwork.domain.models import Entity, Fact, QueryResult
 from knotwork.resolution.normalize import normalize_name
+from knotwork.retrieval.answer_evidence import evidence_gap
 from knotwork.retrieval.intent import AnswerType, holds_answer, intent_of
 from knotwork.retrieval.lexical import term_set
 
@@ -67,6 +71,7 @@ class AnswerSupport:
     answer_type: AnswerType
     rule: str | None  # the answer-type rule that fired
     values: tuple[float, ...]
+    gap: str | None = None  # what the answer lacks (:func:`evidence_gap`): withheld whatever P
 
     def as_dict(self) -> dict[str, float]:
         return dict(zip(FEATURES, self.values, strict=True))
@@ -182,7 +187,8 @@ def measure(question: str, ranked: Sequence[Ranked], chosen: Sequence[Ranked],
         1.0 if typed else 0.0,
         1.0 if typed is None else 0.0,
     )
-    return AnswerSupport(intent.answer_type, intent.rule, values)
+    gap = evidence_gap(question, shown, where, anchors, pool_terms)
+    return AnswerSupport(intent.answer_type, intent.rule, values, gap)
 
 
 def calibrate(result: QueryResult, support: AnswerSupport | None, no_answer: str,
@@ -194,6 +200,10 @@ def calibrate(result: QueryResult, support: AnswerSupport | None, no_answer: str
         return result
     p = model.probability(support)
     rule = f"answer type {support.answer_type.value} (rule {support.rule or 'none'})"
+    if support.gap is not None:
+        return result.model_copy(update={
+            "answer": no_answer, "confidence": round(min(result.confidence, 0.1, p), 3),
+            "reasoning_trace": [*result.reasoning_trace, f"abstained: {rule}; {support.gap}"]})
     if p >= model.threshold:
         return result.model_copy(update={"reasoning_trace": [
             *result.reasoning_trace, f"{rule}; P(correct) {p:.2f} >= {model.threshold:.2f}"]})

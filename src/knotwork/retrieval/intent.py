@@ -56,6 +56,9 @@ ANSWER_TYPES: tuple[tuple[str, AnswerType, re.Pattern[str]], ...] = tuple(
         ("when", AnswerType.DATE, r"^\s*(?:since\s+|until\s+)?when\b"),
         ("which-date", AnswerType.DATE,
          _PRE + r"(?:which|what)\s+(?:\w+\s+){0,2}?(?:date|day|year|month|week|quarter)\b"),
+        ("what-is-the-date", AnswerType.DATE,
+         (r"^\s*what\s+(?:is|was|will\s+be)\s+(?:the\s+|its\s+|their\s+)?(?:[\w-]+\s+){0,3}?"
+         r"(?:date|day)\b")),
         ("who", AnswerType.PERSON, _PRE + r"(?:who|whom|whose)\b"),
         ("name-of-person", AnswerType.PERSON,
          r"\bname\s+of\s+(?:\S+\s+){0,4}?" + _PEOPLE + r"\b"),
@@ -88,16 +91,19 @@ _ENTITY_TYPES: dict[AnswerType, frozenset[EntityType]] = {
 _CURRENCY = re.compile(
     r"[$€£¥]\s?\d|\d\s?(?:[kKmM]\b|bn\b|million|billion|thousand)|\b\d[\d,.]*\s*(?:USD|EUR|GBP|"
     r"dollars?|euros?|pounds?|cents?)\b|\b(?:USD|EUR|GBP)\s?\d", re.IGNORECASE)
-_NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*%?(?![\w])|\b(?:one|two|three|four|five|six|seven|"
+_NUMBER = re.compile(r"(?<![\w.-])\d[\d,.]*%?(?![\w-])|\b(?:one|two|three|four|five|six|seven|"
                      r"eight|nine|ten|eleven|twelve|dozen|hundred)\b", re.IGNORECASE)
+# a date or a year is no count, amount or rate ("Since: 2021", "live: 09.12.2024", "2025-03-01")
+_DATE_LIKE = re.compile(r"\b\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\b|(?<![\d,.])(?:19|20)\d\d(?![\d,.%])")
 _FULL_NAME = re.compile(r"\b[A-Z][a-zà-ÿ'’-]+(?:\s+[A-Z]\.)?\s+[A-Z][a-zà-ÿ'’-]{2,}\b")
 _WORDS = re.compile(r"[\w'’-]+")
 _HANDLE = re.compile(r"(?<![\w.])@[a-z][\w.-]+", re.IGNORECASE)
 
 
 def _has_number(text: str, question: str) -> bool:
-    asked = set(_NUMBER.findall(question.lower()))
-    return any(n.lower() not in asked for n in _NUMBER.findall(text))
+    """The text states a number the question does not (dates and years are not numbers)."""
+    asked = set(_NUMBER.findall(_DATE_LIKE.sub(" ", question).lower()))
+    return any(n.lower() not in asked for n in _NUMBER.findall(_DATE_LIKE.sub(" ", text)))
 
 
 def holds_answer(kind: AnswerType, text: str, question: str, named: Iterable[Entity],
@@ -124,7 +130,12 @@ def holds_answer(kind: AnswerType, text: str, question: str, named: Iterable[Ent
     if kind is AnswerType.PERSON:  # a person the graph has not typed: a full name, a handle
         anchor_words = {w.lower() for a in anchors for n in (a.name, *a.aliases)
                         for w in n.split()}
-        names = [m.group(0) for m in _FULL_NAME.finditer(text)] + _HANDLE.findall(text)
+        # a capitalised pair that is (part of) a known place, company or team is no person
+        other_words = {w.lower() for e in (*named, *anchors) if e.type is not EntityType.PERSON
+                       for n in (e.name, *e.aliases) for w in _WORDS.findall(n)}
+        names = [m.group(0) for m in _FULL_NAME.finditer(text)
+                 if not {w.lower() for w in _WORDS.findall(m.group(0))} & other_words]
+        names += _HANDLE.findall(text)
         return any(not {w.lower() for w in n.split()} <= anchor_words for n in names)
     return False
 
