@@ -18,23 +18,23 @@ P, O, L, X = EntityType.PERSON, EntityType.ORGANIZATION, EntityType.LOCATION, En
 
 # ---------------------------------------------------------------- the plan
 @pytest.mark.parametrize(("question", "shape", "inner", "template"), [
-    ("In which city is the incident commander of OUT-77 based?", "role-of",
-     "Who is the incident commander of OUT-77?", "In which city is {} based?"),
-    ("To whom does the current lead of the Heron Rollout report?", "role-of",
-     "Who is the current lead of the Heron Rollout?", "To whom does {} report?"),
-    ("In which office is the owner of the Lumen v2 refresh based?", "role-of",
-     "Who is the owner of the Lumen v2 refresh?", "In which office is {} based?"),
-    ("In which office does Quillo Foods's account manager work?", "possessive-role",
-     "Who is Quillo Foods's account manager?", "In which office does {} work?"),
-    ("Who is the manager of Brightmoor's CFO?", "possessive-role",
-     "Who is Brightmoor's CFO?", "Who is the manager of {}?"),
-    ("In which city is Build & Ship's lead based?", "possessive-role",
-     "Who is Build & Ship's lead?", "In which city is {} based?"),
-    ("Who drafted the Heron budget, and who is that person's manager?", "conjunction-anaphor",
-     "Who drafted the Heron budget?", "Who is {}'s manager?"),
-    ("Which plugin shipped with Release 9, and who on the Tools team owned its rollout?",
-     "conjunction-anaphor", "Which plugin shipped with Release 9?",
-     "Who on the Tools team owned {}'s rollout?"),
+    ("In which office is the release manager of OUT-77 based?", "role-of",
+     "Who is the release manager of OUT-77?", "In which office is {} based?"),
+    ("To which team does the acting owner of the Heron Rollout belong?", "role-of",
+     "Who is the acting owner of the Heron Rollout?", "To which team does {} belong?"),
+    ("In which office is the owner of the Quasar v2 refresh based?", "role-of",
+     "Who is the owner of the Quasar v2 refresh?", "In which office is {} based?"),
+    ("In which city does Quillo Foods's support engineer live?", "possessive-role",
+     "Who is Quillo Foods's support engineer?", "In which city does {} live?"),
+    ("Which team does Brightmoor's CFO belong to?", "possessive-role",
+     "Who is Brightmoor's CFO?", "Which team does {} belong to?"),
+    ("In which city is Build & Crate's lead based?", "possessive-role",
+     "Who is Build & Crate's lead?", "In which city is {} based?"),
+    ("Who drafted the Heron budget, and where is that person based?", "conjunction-anaphor",
+     "Who drafted the Heron budget?", "Where is {} based?"),
+    ("Which plugin shipped in Release 9, and which team maintains its installer?",
+     "conjunction-anaphor", "Which plugin shipped in Release 9?",
+     "Which team maintains {}'s installer?"),
 ])
 def test_each_shape_finds_the_embedded_description(question: str, shape: str, inner: str,
                                                    template: str) -> None:
@@ -44,9 +44,9 @@ def test_each_shape_finds_the_embedded_description(question: str, shape: str, in
 
 
 @pytest.mark.parametrize("question", [
-    "Who is the manager of Ana Ruiz?",  # one hop: the description is the whole question
-    "What is the name of Quillo Foods's account manager?",  # the same
-    "Who was Brightmoor's CFO before Ana Ruiz?",  # a time, not a chain
+    "Who is the manager of Pia Voss?",  # one hop: the description is the whole question
+    "What is the name of Quillo Foods's support engineer?",  # the same
+    "Who was Brightmoor's CFO before Pia Voss?",  # a time, not a chain
     "Which vendor replaced Graniteware as Quillo's hosting partner?",  # a complement
     "Who led the Heron team in 2023, and who leads it now?",  # "it" is the team, no answer
     "What was Heron's error rate on Monday, and what was it after the fix?",  # a number
@@ -57,8 +57,8 @@ def test_no_chain_where_there_is_none(question: str) -> None:
 
 
 def test_a_chain_routes_to_local_search_but_a_conjunction_keeps_its_route() -> None:
-    assert route("In which city is the incident commander of OUT-77 based?").reason.startswith("a chain")
-    conj = route("Who drafted the Heron budget, and who is that person's manager?", ["Heron"])
+    assert route("In which office is the release manager of OUT-77 based?").reason.startswith("a chain")
+    conj = route("Who drafted the Heron budget, and where is that person based?", ["Heron"])
     assert conj.mode is QueryMode.DRIFT  # the engine tries the chain first, DRIFT if it fails
 
 
@@ -69,9 +69,9 @@ def ent(name: str, etype: EntityType, *aliases: str) -> Entity:
                   aliases=list(aliases), name_keys=keys, created_at=T0, updated_at=T0)
 
 
-ENTS = [ent("Noor Haddad", P), ent("Tobias Wren", P), ent("Ines Okafor", P, "CFO"),
-        ent("Lisbon", L), ent("Oslo", L), ent("OUT-77", X), ent("Heron Rollout", X),
-        ent("Quillo Foods", O), ent("Brightmoor", O), ent("Beacon", X), ent("Tools", O)]
+ENTS = [ent("Noor Haddad", P), ent("Tobias Wren", P), ent("Ilse Okafor", P, "CFO"),
+        ent("Bergen", L), ent("Oslo", L), ent("OUT-77", X), ent("Heron Rollout", X),
+        ent("Quillo Foods", O), ent("Brightmoor", O), ent("Beacon", X), ent("Forge", O)]
 
 
 def result(answer: str, confidence: float = 0.8) -> QueryResult:
@@ -110,66 +110,66 @@ def ask(search: Search, question: str) -> QueryResult | None:
 
 def test_role_of_bridge_is_the_person_next_to_the_role_words() -> None:
     search = Search({
-        "Who is the incident commander of OUT-77?":
-            "OUT-77 · Author: Tobias Wren · Incident commander: Noor Haddad · Severity 1.",
-        "In which city is Noor Haddad based?": "Noor Haddad — Office: Lisbon.",
-        "In which city is Tobias Wren based?": "Tobias Wren — Office: Oslo."})
-    found = ask(search, "In which city is the incident commander of OUT-77 based?")
-    assert found is not None and found.answer.startswith("Noor Haddad — Office: Lisbon.")
+        "Who is the release manager of OUT-77?":
+            "OUT-77 · Author: Tobias Wren · Release manager: Noor Haddad · Severity 1.",
+        "In which office is Noor Haddad based?": "Noor Haddad — Office: Bergen.",
+        "In which office is Tobias Wren based?": "Tobias Wren — Office: Oslo."})
+    found = ask(search, "In which office is the release manager of OUT-77 based?")
+    assert found is not None and found.answer.startswith("Noor Haddad — Office: Bergen.")
     assert "Noor Haddad" in found.answer.split("—", 2)[-1]  # the bridge is named
     assert any("role-of" in line and "Noor Haddad" in line for line in found.reasoning_trace)
-    assert search.asked == ["Who is the incident commander of OUT-77?",
-                            "In which city is Noor Haddad based?"]
+    assert search.asked == ["Who is the release manager of OUT-77?",
+                            "In which office is Noor Haddad based?"]
 
 
 def test_the_role_stated_near_the_anchor_wins() -> None:
-    evidence = ("From May Tobias Wren leads Payments and Noor Haddad leads the Heron Rollout.")
-    assert bridge_of(Search({}), evidence, "Who is the current lead of the Heron Rollout?",  # type: ignore[arg-type]
-                     "To whom does {} report?", frozenset({P}), "current lead").name == "Noor Haddad"
+    evidence = "From May Tobias Wren owns Ledgerworks and Noor Haddad owns the Heron Rollout."
+    assert bridge_of(Search({}), evidence, "Who is the acting owner of the Heron Rollout?",  # type: ignore[arg-type]
+                     "To which team does {} belong?", frozenset({P}), "acting owner").name == "Noor Haddad"
 
 
 def test_a_role_the_graph_knows_as_an_alias_is_the_bridge() -> None:
-    evidence = "Ines Okafor — Title: CFO; Reports to: Tobias Wren."
+    evidence = "Ilse Okafor — Title: CFO; Reports to: Tobias Wren."
     assert bridge_of(Search({}), evidence, "Who is Brightmoor's CFO?",  # type: ignore[arg-type]
-                     "Who is the manager of {}?", frozenset({P}), "CFO").name == "Ines Okafor"
+                     "Who is the manager of {}?", frozenset({P}), "CFO").name == "Ilse Okafor"
 
 
 def test_evidence_that_never_states_the_role_is_no_bridge() -> None:
-    search = Search({"Who is the incident commander of OUT-77?":
+    search = Search({"Who is the release manager of OUT-77?":
                      "OUT-77 was written up by Tobias Wren on Friday.",
-                     "In which city is Tobias Wren based?": "Tobias Wren — Office: Oslo."})
-    assert ask(search, "In which city is the incident commander of OUT-77 based?") is None
+                     "In which office is Tobias Wren based?": "Tobias Wren — Office: Oslo."})
+    assert ask(search, "In which office is the release manager of OUT-77 based?") is None
     assert len(search.asked) == 1  # the outer question is never asked about a guess
 
 
 def test_a_failed_second_hop_falls_back() -> None:
-    search = Search({"Who is the incident commander of OUT-77?": "Incident commander: Noor Haddad."})
-    assert ask(search, "In which city is the incident commander of OUT-77 based?") is None
+    search = Search({"Who is the release manager of OUT-77?": "Release manager: Noor Haddad."})
+    assert ask(search, "In which office is the release manager of OUT-77 based?") is None
 
 
 def test_conjunction_answers_both_parts_with_the_bridge_substituted() -> None:
     search = Search({
         "Who drafted the Heron budget?": "The Heron budget was drafted by Tobias Wren in May.",
-        "Who is Tobias Wren's manager?": "Tobias Wren reports to Noor Haddad."})
-    found = ask(search, "Who drafted the Heron budget, and who is that person's manager?")
+        "Where is Tobias Wren based?": "Tobias Wren works from Bergen."})
+    found = ask(search, "Who drafted the Heron budget, and where is that person based?")
     assert found is not None
-    assert "drafted by Tobias Wren" in found.answer and "reports to Noor Haddad" in found.answer
-    assert found.answer.index("Tobias Wren") < found.answer.index("Noor Haddad")
+    assert "drafted by Tobias Wren" in found.answer and "works from Bergen" in found.answer
+    assert found.answer.index("drafted by") < found.answer.index("Bergen")
 
 
 def test_conjunction_whose_first_answer_does_not_state_the_act_falls_back() -> None:
     search = Search({"Who drafted the Heron budget?": "Tobias Wren joined the Heron team.",
-                     "Who is Tobias Wren's manager?": "Tobias Wren reports to Noor Haddad."})
-    assert ask(search, "Who drafted the Heron budget, and who is that person's manager?") is None
+                     "Where is Tobias Wren based?": "Tobias Wren works from Bergen."})
+    assert ask(search, "Who drafted the Heron budget, and where is that person based?") is None
 
 
 def test_a_nested_second_part_stays_within_the_search_budget() -> None:
     search = Search({
         "Which plugin shipped with Release 9?": "Beacon shipped with Release 9.",
         "Who is Beacon's owner?": "Beacon — Owner: Noor Haddad.",
-        "In which city is Noor Haddad based?": "Noor Haddad — Office: Lisbon."})
+        "In which city is Noor Haddad based?": "Noor Haddad — Office: Bergen."})
     found = ask(search, "Which plugin shipped with Release 9, and in which city is its owner based?")
-    assert found is not None and "Lisbon" in found.answer and "Beacon" in found.answer
+    assert found is not None and "Bergen" in found.answer and "Beacon" in found.answer
     assert len(search.asked) <= MAX_SEARCHES
 
 

@@ -2,7 +2,7 @@
 
 Hop 1 answers the embedded description as its own local question; the bridge is the entity
 of the described kind that its evidence names (next to the description's role words when it
-has some: "Incident commander: <name>"); hop 2 asks the outer question about the bridge. The
+has some: "Release manager: <name>"); hop 2 asks the outer question about the bridge. The
 answer names both, cites both hops' evidence, and the trace says which shape fired. When a
 hop finds nothing (or no bridge), None: the caller answers in one pass as before.
 """
@@ -150,8 +150,10 @@ def bridge_of(search: LocalSearch, answer: str, inner: str, template: str,
     unroled = re.sub(re.escape(role), " ", inner, flags=re.IGNORECASE) if role else inner
     asked = f" {normalize_name(unroled)} {normalize_name(template)} "
     low = answer.lower()
-    roles = [m.span() for w in (role or "").lower().split()[-1:]
-             for m in re.finditer(r"(?<!\w)" + re.escape(w) + r"s?(?!\w)", low)]
+    role_terms = term_set(role.split()[-1]) if role else set()
+    # the role in any form: "lead" meets "leads" and "led", "owner" meets "owns"
+    roles = [m.span() for m in re.finditer(r"[\w'’-]+", low)
+             if role_terms and term_set(m.group(0)) == role_terms]
     anchors = [m.start() for words, _ in search.named_in(unroled)
                for m in re.finditer(re.escape(words.lower()), low)]
     candidates: list[tuple[int, float, Entity]] = []

@@ -1,8 +1,8 @@
 """How a chained question decomposes: which embedded description is answered first.
 
-"In which city is the incident commander of X based?" asks about someone the question only
-describes. The description is answered first as its own question ("Who is the incident
-commander of X?"), the entity its answer names (the bridge) is put in its place, and the
+"In which office is the release manager of X based?" asks about someone the question only
+describes. The description is answered first as its own question ("Who is the release
+manager of X?"), the entity its answer names (the bridge) is put in its place, and the
 outer question is asked about the bridge. The shapes are data (:data:`SHAPES`, one named
 pattern each, tried in order, first match wins); :data:`HITS` counts which fired, so a bench
 or a trace can report each shape's hit rate.
@@ -76,7 +76,7 @@ class Plan:
     inner: str  # answered first
     template: str  # the outer question, {} where the bridge goes
     kinds: frozenset[EntityType] | None = None  # what the bridge may be (None: anything)
-    role: str | None = None  # the description's role words ("incident commander"), to find
+    role: str | None = None  # the description's role words ("release manager"), to find
     # the bridge next to them in the inner answer
     joined: bool = False  # conjunction: the answer states both parts
 
