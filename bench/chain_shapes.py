@@ -21,6 +21,7 @@ from bench.time_patterns import _answered, _questions
 from knotwork.retrieval.chain_plan import plan
 
 _OWN = Path(__file__).with_name("query_questions.json")
+_MULTI = ("multi_hop", "multi-hop")  # the corpora's category name, and the own set's
 
 
 def report(name: str, questions: list[tuple[str, str, str]], answered: dict[str, float]) -> None:
@@ -31,13 +32,13 @@ def report(name: str, questions: list[tuple[str, str, str]], answered: dict[str,
     for qid, category, question in questions:
         found = plan(question)
         if found is None:
-            missed += category == "multi_hop"
+            missed += category in _MULTI
             continue
         fired[found.shape] += 1
-        multi[found.shape] += category == "multi_hop"
+        multi[found.shape] += category in _MULTI
         if qid in answered:
             scores[found.shape].append(answered[qid])
-    total = sum(c == "multi_hop" for _, c, _ in questions)
+    total = sum(c in _MULTI for _, c, _ in questions)
     print(f"\n{name}: {len(questions)} questions, {total} multi-hop, {missed} multi-hop without a shape")
     print(f"  {'shape':22} {'fired':>5} {'multi-hop':>9} {'answered':>8}")
     for shape, n in fired.most_common():
