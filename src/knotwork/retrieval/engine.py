@@ -20,12 +20,13 @@ from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.aggregate import aggregate, parse_aggregate
 from knotwork.retrieval.answer_writer import AnswerStream, answer_writer
 from knotwork.retrieval.answerability import calibrate
+from knotwork.retrieval.chain import answer_chain
+from knotwork.retrieval.chain_plan import plan as chain_plan
 from knotwork.retrieval.config import DriftConfig, GlobalSearchConfig, LocalSearchConfig
 from knotwork.retrieval.drift import DriftSearch
 from knotwork.retrieval.global_search import GlobalSearch
 from knotwork.retrieval.incidents import incident_answer
 from knotwork.retrieval.local import NO_ANSWER, LocalSearch
-from knotwork.retrieval.multihop import multi_hop
 from knotwork.retrieval.options import QueryOptions
 from knotwork.retrieval.question import wrong_surnames
 from knotwork.retrieval.router import Route, route, split_parts
@@ -133,8 +134,8 @@ class QueryEngine:
         """``calibrated``: a local search answer the answerability model finds unlikely to be
         right is withheld (the question's own answer; DRIFT's follow-ups are not)."""
         if not seed_entity_ids:
-            result = multi_hop(self.local_search, question, as_of=as_of,
-                               max_context_tokens=max_context_tokens)
+            result = answer_chain(self.local_search, question, as_of=as_of,
+                                  max_context_tokens=max_context_tokens)
             if result is not None:
                 return result
         result, support = self.local_search.answer(
@@ -257,6 +258,10 @@ class QueryEngine:
             result = self.global_(question, as_of=as_of, max_context_tokens=budget,
                                   community_level=options.community_level,
                                   top_k=options.top_k_communities)
+        elif chosen is QueryMode.DRIFT and mode is QueryMode.AUTO and chain_plan(question) \
+                and (chained := answer_chain(self.local_search, question, as_of=as_of,
+                                             max_context_tokens=budget)) is not None:
+            result = chained  # "A, and B about A's answer": hop by hop, else DRIFT as before
         elif chosen is QueryMode.DRIFT:
             result = self.drift(question, as_of=as_of, max_context_tokens=budget,
                                 max_iterations=options.max_iterations,

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from knotwork.domain.models import QueryMode
-from knotwork.retrieval.multihop import decompose
+from knotwork.retrieval.chain_plan import plan as chain_plan
 
 _WH = r"(?:who|whom|whose|what|when|where|which|why|how)"
 _AUX = r"(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)"
@@ -132,7 +132,8 @@ def route(question: str, known_names: Sequence[str] = (),
     """``known_names``: the words of the question naming known entities (as written);
     ``unknown_names``: proper names it states that the graph does not know."""
     q = question.strip()
-    if decompose(q) is not None:
+    chained = chain_plan(q)
+    if chained is not None and chained.shape != "conjunction-anaphor":
         return Route(QueryMode.LOCAL, "a chain of relations: multi-hop over local search")
     parts = split_parts(q, known_names)
     if len(parts) > 1:

@@ -1,0 +1,213 @@
+"""Answering a chained question hop by hop (the plan: :mod:`knotwork.retrieval.chain_plan`).
+
+Hop 1 answers the embedded description as its own local question; the bridge is the entity
+of the described kind that its evidence names (next to the description's role words when it
+has some: "Release manager: <name>"); hop 2 asks the outer question about the bridge. The
+answer names both, cites both hops' evidence, and the trace says which shape fired. When a
+hop finds nothing (or no bridge), None: the caller answers in one pass as before.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from knotwork.domain.models import Entity, EntityType, QueryMode, QueryResult
+from knotwork.resolution.normalize import normalize_name
+from knotwork.retrieval.chain_plan import GROUP_ROLES, HITS, PERSON_ROLES, Plan, plan
+from knotwork.retrieval.intent import AnswerType, intent_of
+from knotwork.retrieval.lexical import term_set
+from knotwork.retrieval.local import NO_ANSWER, LocalSearch
+from knotwork.retrieval.multihop import decompose, multi_hop
+
+__all__ = ["answer_chain", "bridge_of"]
+
+MAX_SEARCHES = 3  # local searches one chained question may cost (a nested first part: 3)
+_FIRST_WORDS = 45  # the first hop's evidence shown in the answer, at most
+_SECOND_WORDS = 60  # the second hop's
+_ASKED_KINDS = {AnswerType.PERSON: frozenset({EntityType.PERSON}),
+                AnswerType.ORGANIZATION: frozenset({EntityType.ORGANIZATION}),
+                AnswerType.PLACE: frozenset({EntityType.LOCATION})}
+
+
+def answer_chain(search: LocalSearch, question: str, *, as_of: datetime | None,
+                 max_context_tokens: int) -> QueryResult | None:
+    found = plan(question)
+    if found is None:
+        return None
+    HITS[found.shape] += 1
+    chained = None
+    if found.shape != "relative-clause":
+        chained = _chain(search, found, as_of, max_context_tokens)
+    if chained is None and (found.shape == "relative-clause" or decompose(question) is not None):
+        # the older clause decomposition, as before
+        return multi_hop(search, question, as_of=as_of, max_context_tokens=max_context_tokens)
+    return chained
+
+
+def _chain(search: LocalSearch, found: Plan, as_of: datetime | None,
+           max_context_tokens: int) -> QueryResult | None:
+    budget = max(200, max_context_tokens // 2)
+    searches = [0]
+
+    def ask(q: str, nested: bool, after: int) -> QueryResult:
+        """``after``: searches still needed once this one is answered."""
+        inner = plan(q) if nested and searches[0] + 2 + after <= MAX_SEARCHES else None
+        if inner is not None and inner.shape != "conjunction-anaphor":
+            HITS[inner.shape] += 1
+            searches[0] += 2
+            chained = (multi_hop(search, q, as_of=as_of, max_context_tokens=budget)
+                       if inner.shape == "relative-clause" else _run(search, inner, q, budget, as_of))
+            if chained is not None:
+                return chained
+        searches[0] += 1
+        return search.run(q, as_of=as_of, max_context_tokens=budget)
+
+    first = ask(found.inner, found.joined, 1)
+    if _failed(search, first):
+        return None
+    kinds = found.kinds if found.kinds is not None else _kinds_asked(found.inner)
+    role = found.role or _asked_noun(found.inner)
+    bridge = bridge_of(search, first.answer, found.inner, found.template, kinds, role)
+    if bridge is None or not _states(first.answer, bridge, found.role or _asked_act(found.inner)):
+        return None
+    outer = found.template.format(bridge.name)
+    second = ask(outer, found.joined, 0)
+    if _failed(search, second):
+        return None
+    return _compose(found, bridge, first, second, outer)
+
+
+def _run(search: LocalSearch, found: Plan, question: str, budget: int,
+         as_of: datetime | None) -> QueryResult | None:
+    """A nested two-hop chain (the first part of a conjunction), no further nesting."""
+    first = search.run(found.inner, as_of=as_of, max_context_tokens=budget)
+    if _failed(search, first):
+        return None
+    bridge = bridge_of(search, first.answer, found.inner, found.template, found.kinds, found.role)
+    if bridge is None or not _states(first.answer, bridge, found.role):
+        return None
+    outer = found.template.format(bridge.name)
+    second = search.run(outer, as_of=as_of, max_context_tokens=budget)
+    if _failed(search, second):
+        return None
+    return _compose(found, bridge, first, second, outer)
+
+
+_WHICH_NOUN = re.compile(r"^\W*(?:(?:in|to|at|from|for|with|on|by|under)\s+)?(?:which|what)\s+"
+                         r"([a-z][a-z-]+)\b", re.IGNORECASE)
+
+
+def _asked_noun(question: str) -> str | None:
+    """"Which division does X belong to?" → division: the bridge is named next to it."""
+    m = _WHICH_NOUN.match(question)
+    return m.group(1).lower() if m and m.group(1).lower() in PERSON_ROLES | GROUP_ROLES else None
+
+
+_WHO_VERB = re.compile(r"^\W*who\s+(?!(?:is|was|are|were|does|do|did|has|have|had|will|would|"
+                       r"can|could|should)\b)([a-z]+)\b", re.IGNORECASE)
+
+
+def _asked_act(question: str) -> str | None:
+    """"Who approved X?" → approved: the first hop's evidence must state the act."""
+    m = _WHO_VERB.match(question)
+    return m.group(1) if m else None
+
+
+def _states(answer: str, bridge: Entity, words: str | None) -> bool:
+    """The first hop's evidence states the description (its role noun or act, in any form:
+    "led" for "lead", "owns" for "owner"), or the bridge is known by the role itself: else
+    the bridge is a guess and the chain is not followed."""
+    if not words:
+        return True
+    if normalize_name(words) in bridge.name_keys:
+        return True
+    wanted = term_set(words.split()[-1])
+    return bool(wanted) and wanted <= term_set(answer)
+
+
+def _failed(search: LocalSearch, result: QueryResult) -> bool:
+    return result.answer == NO_ANSWER or result.confidence < search.min_answer_score \
+        or result.answer.startswith("I found nothing")
+
+
+def _kinds_asked(question: str) -> frozenset[EntityType] | None:
+    asked = intent_of(question).answer_type
+    if asked in _ASKED_KINDS:
+        return _ASKED_KINDS[asked]
+    # "Which engine did X run on?": a thing, not a person
+    return frozenset(set(EntityType) - {EntityType.PERSON})
+
+
+def bridge_of(search: LocalSearch, answer: str, inner: str, template: str,
+              kinds: frozenset[EntityType] | None, role: str | None) -> Entity | None:
+    """The entity the first hop's answer names that the questions do not, of the described
+    kind. With role words, the one nearest a mention of them ("Lead: <name>", "<name>, the
+    lead"), that mention near the anchor the inner question names ("<name> leads <anchor>");
+    an entity known by the role words themselves ("the CFO" as an alias) is the bridge.
+    Without role words, the first one named."""
+    role_key = normalize_name(role or "")
+    unroled = re.sub(re.escape(role), " ", inner, flags=re.IGNORECASE) if role else inner
+    asked = f" {normalize_name(unroled)} {normalize_name(template)} "
+    low = answer.lower()
+    role_terms = term_set(role.split()[-1]) if role else set()
+    # the role in any form: "lead" meets "leads" and "led", "owner" meets "owns"
+    roles = [m.span() for m in re.finditer(r"[\w'’-]+", low)
+             if role_terms and term_set(m.group(0)) == role_terms]
+    anchors = [m.start() for words, _ in search.named_in(unroled)
+               for m in re.finditer(re.escape(words.lower()), low)]
+    candidates: list[tuple[int, float, Entity]] = []
+    for words, entity in search.named_in(answer):
+        if kinds is not None and entity.type not in kinds:
+            continue
+        if role_key and role_key in entity.name_keys:
+            candidates.append((0, -1.0, entity))  # the role is its alias
+            continue
+        if any(f" {k} " in asked for k in entity.name_keys if not k.startswith("first:")):
+            continue
+        spots = [m.start() for m in re.finditer(re.escape(words.lower()), low)]
+        if not spots:
+            continue
+        full = 0 if normalize_name(words) in entity.name_keys else 1
+        if not roles:
+            candidates.append((full, float(spots[0]), entity))
+            continue
+        best = float("inf")
+        for at in spots:
+            for start, end in roles:
+                # after the role words ("Owner: X") reads closer than before them ("X, owner")
+                near = at - end if at >= end else 1.5 * max(0, start - at - len(words))
+                tie = min((abs(a - start) for a in anchors), default=0)
+                best = min(best, near + 0.5 * tie)
+        candidates.append((full, best, entity))
+    if not candidates:
+        return None
+    return min(candidates, key=lambda c: (c[0], c[1]))[2]
+
+
+def _clip(text: str, words: int) -> str:
+    parts = text.split()
+    return text.strip() if len(parts) <= words else " ".join(parts[:words]) + " …"
+
+
+def _compose(found: Plan, bridge: Entity, first: QueryResult, second: QueryResult,
+             outer: str) -> QueryResult:
+    if found.joined:  # both parts asked: both answered, in order
+        answer = f"{_clip(first.answer, _FIRST_WORDS)} {_clip(second.answer, _SECOND_WORDS)}"
+    else:  # the outer answer, then the bridge with the evidence that named it
+        answer = (f"{_clip(second.answer, _SECOND_WORDS)} — {bridge.name} "
+                  f"({_clip(first.answer, _FIRST_WORDS)})")
+    trace = [f"chain ({found.shape}): hop 1: {found.inner} → bridge {bridge.name}",
+             f"chain ({found.shape}): hop 2: {outer} → {_clip(second.answer, 20)}",
+             "bridge verified: hop 1's evidence names it"]
+    seen = {c.chunk_id for c in first.citations}
+    citations = first.citations + [c for c in second.citations if c.chunk_id not in seen]
+    if not found.joined:
+        seen = {c.chunk_id for c in second.citations}
+        citations = second.citations + [c for c in first.citations if c.chunk_id not in seen]
+    return QueryResult(
+        answer=answer, citations=citations,
+        confidence=round(min(first.confidence, second.confidence), 3), mode_used=QueryMode.LOCAL,
+        context=f"{first.context}\n{second.context}",
+        reasoning_trace=trace + first.reasoning_trace + second.reasoning_trace,
+        entities=first.entities + second.entities, facts=first.facts + second.facts)
