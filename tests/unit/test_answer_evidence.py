@@ -67,6 +67,11 @@ def test_the_modifier_of_an_asked_date_or_amount_must_be_in_the_answer() -> None
      "Ana Ruiz runs support at Brightfield.", True),
     ("Which company did Ana Ruiz join after leaving Brightfield?",
      "Ana Ruiz left Brightfield in May and joined Kettle Labs.", False),
+    # the leaving alone does not say where she went
+    ("Which company did Ana Ruiz join after leaving Brightfield?",
+     "Ana Ruiz has decided to leave Brightfield; her last day is in May.", True),
+    ("Which company did Ana Ruiz join after leaving Brightfield?",
+     "After Brightfield, Ana Ruiz went to Kettle Labs.", False),
     ("Who was Brightfield's CTO before Dana Holt?", "Dana Holt is our CTO at Brightfield.", True),
     ("Who was Brightfield's CTO before Dana Holt?",
      "Ravi Sen was CTO until 2022, when Dana Holt took over.", False),

@@ -31,8 +31,9 @@ CHANGE_RULES: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = tuple(
         ("move-after-leaving",
          (r"\bafter\s+(?:leaving|quitting|departing|exiting)\b|\b(?:join|joined|go|went|move|moved)\s+"
          r"(?:to\s+)?after\b"),
-         (r"\b(?:join(?:s|ed|ing)?|left|leav(?:e|es|ing)|mov(?:e|ed|es|ing)\s+(?:on\s+)?to|"
-         r"depart(?:s|ed|ure)?|hired|went\s+to|now\s+(?:at|with|works)|quit|resign(?:s|ed)?)\b")),
+         # the move itself (where to), not the leaving the question already states
+         (r"\b(?:join(?:s|ed|ing)?|mov(?:e|ed|es|ing)\s+(?:on\s+)?to|hired\s+by|went\s+to|"
+         r"go(?:es|ing)?\s+to|start(?:s|ed|ing)?\s+at|now\s+(?:at|with|works))\b")),
         ("predecessor",
          r"^\s*who\s+(?:was|were|had\s+been|served\s+as)\b.*\bbefore\s+(?:[A-Z]|him\b|her\b|them\b)",
          (r"\b(?:before|previous(?:ly)?|former(?:ly)?|predecessor|preceded|succeed(?:s|ed)?|"
