@@ -98,6 +98,7 @@ class Worker:
         self._known_stale = known_stale or (lambda: False)
         self._heartbeat = heartbeat
         self.stats = WorkerStats()
+        self._unconsolidated: set[str] = set()  # tenants extracted into since the last pass
 
     # ------------------------------------------------------------------ loop
     def run(self, *, stop: threading.Event | None = None, until_empty: bool = False,
@@ -142,6 +143,7 @@ class Worker:
         jobs = self._queue.fetch(self.name, count=self._settings.queue_batch, block_ms=block_ms,
                                  claim_idle_ms=int(self._settings.queue_claim_idle_s * 1000))
         if not jobs:
+            self._consolidate_when_drained()
             self._release()  # idle: let another worker (or a CLI) have the stores
             return 0
         live: list[Job] = []
@@ -231,12 +233,37 @@ class Worker:
         if not prepared:
             return
         report = pipeline.process(prepared)
+        if report.added or report.updated:
+            self._unconsolidated.add(group)
         self._follow_up(group, report)  # before the acks: none is lost
         for job in todo:
             self._ack(job)
         self.stats.extracted += report.documents_ingested
         self.stats.unchanged += report.documents_unchanged
         self.stats.chunks += report.chunks
+
+    def _consolidate_when_drained(self) -> None:
+        """The queue has nothing left: each tenant extracted into since the last pass gets the
+        consolidation an inline ingest runs at its end (twins merged, types re-decided), so a
+        queued ingest stores what an inline one does."""
+        if not self._unconsolidated or self._queue.stats().outstanding:
+            return  # nothing new, or more to come (another worker's jobs, retries)
+        groups, self._unconsolidated = sorted(self._unconsolidated), set()
+        if not self._settings.consolidate_after_ingest:
+            return
+        from knotwork.resolution.consolidate import consolidate
+
+        for group in groups:
+            try:
+                with self._guard():
+                    report = consolidate(self._rt, group)
+            except Exception as exc:  # noqa: BLE001 - the next drained queue tries again
+                log.warning("worker.consolidate_failed", group=group, error=_error(exc))
+                self._unconsolidated.add(group)
+                continue
+            pipeline = self._pipelines.get(group)
+            if pipeline is not None and (report.merged_entities or report.retyped):
+                pipeline.forget_known()  # its cache of known names holds old types or twins
 
     def _follow_up(self, group: str, report: IngestReport) -> None:
         """The tasks a committed batch calls for: RESOLVE_ENTITY per deferred (tied)
