@@ -143,7 +143,7 @@ def _role_of(q: str) -> Plan | None:
 
 
 _POSSESSIVE = re.compile(r"(?:'s|’s)\s+")
-# after an acronym role ("X's CFO"), the question ends or its verb follows: not "X's QA team",
+# after an acronym role ("X's CFO"), the question ends or its verb follows: not "X's HR desk",
 # not "X's CFO before Y" (a time, not a chain)
 _AFTER_ACRONYM = re.compile(r"\s*(?:\?|$|(?:work|works|report|reports|sit|sits|live|lives|"
                             r"belong|belongs|based|located)\b)")
