@@ -25,10 +25,10 @@ from knotwork.domain.models import (
     QueryResult,
     RawDocument,
     SourceSystem,
+    WorkspaceMember,
 )
 from knotwork.domain.timeutil import ensure_utc, to_iso, utcnow
 from knotwork.ingestion.lineage import Retired
-from knotwork.ingestion.loaders.slack_members import WorkspaceMember
 from knotwork.ingestion.pipeline import IngestionPipeline, IngestReport, Progress
 from knotwork.ingestion.sync import SyncReport, SyncSource, run_sync
 from knotwork.resolution.lookup import ResolveResult, resolve_mention

@@ -7,7 +7,9 @@ worker's lease), each queue under its own key prefix.
 * an ingestion batch that makes a built community stale enqueues COMMUNITY_UPDATED (LOW),
   which re-summarizes it; a redelivery re-summarizes nothing; a stale-free event drops the
   cached community values;
-* a handler that keeps failing sends its task to the dead letters after its retries.
+* a handler that keeps failing sends its task to the dead letters after its retries;
+* DERIVE_EMPLOYMENT waits while extraction is held by another worker (a wait is not a
+  failure), then relates the workspace's people to the tenant's organisation.
 """
 
 from __future__ import annotations
@@ -22,11 +24,20 @@ import pytest
 
 from knotwork.communities.service import CommunityService
 from knotwork.domain.ids import stable_id
-from knotwork.domain.models import Entity, EntityType, RawDocument, SourceSystem
+from knotwork.domain.models import (
+    Entity,
+    EntityType,
+    RawDocument,
+    RelationType,
+    SourceSystem,
+    WorkspaceMember,
+)
 from knotwork.domain.ports import CacheLayer, Collection
 from knotwork.domain.tasks import (
     CommunityUpdatedTask,
+    DeriveEmploymentTask,
     EntityToResolve,
+    ExtractEntitiesTask,
     Priority,
     ResolveEntityTask,
     Task,
@@ -40,7 +51,7 @@ from knotwork.resolution.models import ReviewItem, ReviewStatus
 from knotwork.resolution.service import resolution_sql
 from knotwork.runtime import Runtime
 from knotwork.services.worker import resolve as resolve_module
-from knotwork.services.worker.enqueue import enqueue_documents
+from knotwork.services.worker.enqueue import enqueue_documents, enqueue_members
 from knotwork.services.worker.stores import CommitGate, open_worker_runtime
 from knotwork.services.worker.worker import Worker, WorkerStats
 from knotwork.settings import Settings
@@ -303,3 +314,46 @@ def test_failing_handlers_go_to_the_dead_letters(make_stack: StackFactory,
     assert stack.queue.requeue_dead() == 2
     fixed = stack.run()
     assert (fixed.resolved, fixed.dead) == (1, 0) and stack.queue.stats().dead == 0
+
+
+def test_employment_waits_for_the_extraction_held_by_another_worker(
+        make_stack: StackFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    stack = make_stack(queue_max_retries=1)
+    doc = RawDocument(source_system=SourceSystem.FILE, source_id="staff.md", title="Staff",
+                      content="Brightwater Labs holds its offsite in March. Laura Bennett "
+                              "presented the roadmap. David Morgan presented the budget.")
+    enqueue_documents([doc], stack.rt.documents, stack.queue, stack.group)
+    members = [WorkspaceMember("Laura Bennett", email="laura@brightwaterlabs.com"),
+               WorkspaceMember("David Morgan", email="david@brightwaterlabs.com")]
+    assert enqueue_members(members, stack.queue, stack.group) is not None
+    assert enqueue_members([], stack.queue, stack.group) is None
+
+    held = stack.queue.fetch("another-worker", count=1)  # its extraction is not done yet
+    assert len(held) == 1 and isinstance(held[0].task, ExtractEntitiesTask)
+    worker = Worker(stack.rt, stack.queue, stack.gate, name="w-staff")
+    for _ in range(3):  # the employment task comes and goes back: nothing is related yet
+        worker.run_once(block_ms=50)
+    assert worker.stats.employment_facts == 0 and worker.stats.retried == 0
+    assert not [f for f in stack.rt.graph.list_facts(stack.group)
+                if f.type is RelationType.WORKS_AT]
+
+    stack.queue.retry(held[0], "handed back", 0)  # the other worker gives its job up
+    stats = worker.run(until_empty=True, block_ms=50)
+    assert stats.dead == 0 and stack.queue.stats().outstanding == 0
+    names = {e.id: e.name for e in stack.rt.graph.list_entities(stack.group)}
+    works = {(names[f.source_id], names[f.target_id]) for f in stack.rt.graph.list_facts(stack.group)
+             if f.type is RelationType.WORKS_AT}
+    assert works == {("Laura Bennett", "Brightwater Labs"), ("David Morgan", "Brightwater Labs")}
+    assert stats.employment_facts == 2
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("employment crashed")
+
+    # waiting did not use up its retries: a real failure still gets queue_max_retries tries
+    monkeypatch.setattr("knotwork.ingestion.employment.derive_employment", broken)
+    task = DeriveEmploymentTask(group_id=stack.group, members=members, deferrals=5,
+                                retry_count=5)
+    stack.queue.enqueue(task)
+    failed = Worker(stack.rt, stack.queue, stack.gate, name="w-broken").run(until_empty=True,
+                                                                          block_ms=50)
+    assert (failed.retried, failed.dead) == (1, 1)

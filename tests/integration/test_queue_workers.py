@@ -212,3 +212,53 @@ def test_status_and_dlq_show_a_poison_task(tmp_path: Path, falkordb_url: str) ->
         queue.close()
     finally:
         env.cleanup()
+
+
+def _workspace(root: Path) -> Path:
+    """A Slack export whose users.json holds the staff (one of them deactivated)."""
+    slack = root / "workspace"
+    (slack / "general").mkdir(parents=True)
+    people = [("U1", "Marisol Quenby", False), ("U2", "Teodor Halvik", False),
+              ("U3", "Ines Varga", True)]
+    (slack / "users.json").write_text(json.dumps([
+        {"id": uid, "name": name.split()[0].lower(), "real_name": name, "deleted": left,
+         "profile": {"real_name": name, "title": "Engineer (left Mar 2025)" if left else "Engineer",
+                     "email": f"{name.split()[0].lower()}@brightwaterlabs.com"}}
+        for uid, name, left in people]))
+    (slack / "channels.json").write_text(json.dumps([{"id": "C1", "name": "general",
+                                                      "members": ["U1", "U2", "U3"]}]))
+    (slack / "general" / "2025-02-03.json").write_text(json.dumps([
+        {"type": "message", "user": "U1", "ts": "1738576800.000100",
+         "text": "Welcome to Brightwater Labs! Marisol Quenby leads the Data Team."},
+        {"type": "message", "user": "U2", "ts": "1738577400.000100",
+         "text": "Teodor Halvik reports to Marisol Quenby. Ines Varga joined the Data Team."}]))
+    return slack
+
+
+def _employment(env: Env) -> list[tuple[str, str, bool]]:
+    with Knotwork(env.settings()) as kw:
+        graph = kw.runtime.graph
+        by_id = {e.id: e.name for e in graph.list_entities(env.group)}
+        return sorted((by_id[f.source_id], by_id[f.target_id], f.invalid_at is None)
+                      for f in graph.list_facts(env.group) if f.type.value == "WORKS_AT")
+
+
+def test_a_queued_workspace_ingest_relates_its_staff_as_an_inline_one_does(
+        tmp_path: Path, envs: tuple[Env, Env]) -> None:
+    clean, queued = envs
+    export = _workspace(tmp_path)
+    with Knotwork(clean.settings()) as kw:
+        kw.ingest_path(export)
+    inline = _employment(clean)
+    assert {(p, open_) for p, _, open_ in inline} >= {("Marisol Quenby", True),
+                                                      ("Ines Varga", False)}
+
+    enqueued = queued.cli("ingest", str(export), "--queue")
+    assert enqueued.returncode == 0, enqueued.stderr
+    assert "the 3 people of the workspace" in enqueued.stdout
+    done = queued.cli("worker", "--until-empty", "--json")
+    assert done.returncode == 0, done.stderr
+    totals = json.loads(done.stdout.strip().splitlines()[-1])
+    assert totals["dead"] == 0 and totals["employment_facts"] == len(inline), totals
+    assert queued.queue().stats().outstanding == 0
+    assert _employment(queued) == inline

@@ -6,6 +6,7 @@ ISO-8601 strings (see :func:`knotwork.domain.timeutil.to_iso`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
@@ -205,6 +206,23 @@ class RawDocument(_Model):
     metadata: dict[str, str] = Field(default_factory=dict)
     # who may read it at the source ("user:<id or email>", "group:<name>"); empty = everyone
     acl: list[str] = Field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class WorkspaceMember:
+    """One person of a source workspace (a Slack export's ``users.json``): their name, title
+    and e-mail, and whether they left. Not a document: the employment pass reads the members
+    as evidence of who works where."""
+
+    name: str
+    title: str = ""
+    email: str = ""
+    left: bool = False
+    left_at: datetime | None = None
+
+    @property
+    def domain(self) -> str:
+        return self.email.rpartition("@")[2].lower() if "@" in self.email else ""
 
 
 class Document(_Model):

@@ -1,6 +1,6 @@
 """Job-queue tasks in the message formats of design doc 003 ("Queue Message Formats").
 
-Three kinds travel on the job streams (see :class:`knotwork.domain.ports.JobQueue`):
+Four kinds travel on the job streams (see :class:`knotwork.domain.ports.JobQueue`):
 
 * ``EXTRACT_ENTITIES`` — one source document (``chunk_id`` ``None``: every chunk of it) or
   one chunk. The task carries the document itself, so a worker needs no access to the
@@ -10,6 +10,8 @@ Three kinds travel on the job streams (see :class:`knotwork.domain.ports.JobQueu
   candidates) — re-resolved with the embedding of its source chunk, merged when the match
   is now automatic.
 * ``COMMUNITY_UPDATED`` — a community whose summary went stale: re-summarize it.
+* ``DERIVE_EMPLOYMENT`` — the people of a workspace an ingest brought: WORKS_AT for those the
+  graph knows, once the extraction before it is done.
 
 Serialised as JSON; :func:`decode_task` picks the model by ``task_type`` / ``event_type``.
 """
@@ -23,7 +25,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from knotwork.domain.models import EntityType, RawDocument
+from knotwork.domain.models import EntityType, RawDocument, WorkspaceMember
 from knotwork.domain.timeutil import utcnow
 
 
@@ -100,12 +102,24 @@ class CommunityUpdatedTask(_Task):
     timestamp: datetime = Field(default_factory=utcnow)
 
 
-Task = ExtractEntitiesTask | ResolveEntityTask | CommunityUpdatedTask
+class DeriveEmploymentTask(_Task):
+    """The people of a workspace an ingest brought (a Slack export's ``users.json``): after
+    the documents' extraction, the tenant's persons among them get WORKS_AT its organisation
+    (what an inline ingest does at its end). LOW priority: it waits behind the extraction."""
 
-_MODELS: dict[str, type[ExtractEntitiesTask | ResolveEntityTask | CommunityUpdatedTask]] = {
+    task_type: Literal["DERIVE_EMPLOYMENT"] = "DERIVE_EMPLOYMENT"
+    priority: Priority = Priority.LOW
+    members: list[WorkspaceMember]
+    deferrals: int = Field(default=0, ge=0)  # times it waited for the extraction before it
+
+
+Task = ExtractEntitiesTask | ResolveEntityTask | CommunityUpdatedTask | DeriveEmploymentTask
+
+_MODELS: dict[str, type[Task]] = {
     "EXTRACT_ENTITIES": ExtractEntitiesTask,
     "RESOLVE_ENTITY": ResolveEntityTask,
     "COMMUNITY_UPDATED": CommunityUpdatedTask,
+    "DERIVE_EMPLOYMENT": DeriveEmploymentTask,
 }
 
 

@@ -25,9 +25,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from knotwork.domain.models import Entity, EntityType, Fact, RelationType
+from knotwork.domain.models import Entity, EntityType, Fact, RelationType, WorkspaceMember
 from knotwork.ingestion.facts import fact_id
-from knotwork.ingestion.loaders.slack_members import WorkspaceMember
 from knotwork.resolution.name_forms import folded_keys
 
 if TYPE_CHECKING:

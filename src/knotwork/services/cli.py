@@ -174,7 +174,7 @@ def ingest(path: Annotated[Path, typer.Argument(help="Confluence JSON dir, Slack
     if queue:
         from knotwork.services.cli_worker import enqueue_loaded
 
-        enqueue_loaded(loaded.documents, loaded.kind.value)
+        enqueue_loaded(loaded.documents, loaded.kind.value, load_members(path))
         return
 
     def body(kw: object) -> None:

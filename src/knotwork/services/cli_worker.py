@@ -8,7 +8,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
@@ -16,7 +16,7 @@ import structlog
 import typer
 
 if TYPE_CHECKING:
-    from knotwork.domain.models import RawDocument
+    from knotwork.domain.models import RawDocument, WorkspaceMember
     from knotwork.domain.ports import DocumentStore, JobQueue
     from knotwork.infra.queue.heartbeat import Heartbeat
     from knotwork.ingestion.sync import SyncReport, SyncSource
@@ -79,17 +79,21 @@ def queue_stores(settings: Settings) -> Iterator[tuple[DocumentStore, JobQueue]]
             closer()
 
 
-def enqueue_loaded(documents: list[RawDocument], kind: str) -> None:
-    """``knotwork ingest PATH --queue``: one EXTRACT_ENTITIES task per new/changed document."""
-    from knotwork.services.worker.enqueue import enqueue_documents
+def enqueue_loaded(documents: list[RawDocument], kind: str,
+                   members: Sequence[WorkspaceMember] = ()) -> None:
+    """``knotwork ingest PATH --queue``: one EXTRACT_ENTITIES task per new/changed document,
+    then (a Slack export with ``users.json``) one DERIVE_EMPLOYMENT task for its people."""
+    from knotwork.services.worker.enqueue import enqueue_documents, enqueue_members
 
     settings = _settings()
     with queue_stores(settings) as (store, queue):
         report = _with_progress("enqueue", len(documents), lambda tick: enqueue_documents(
             documents, store, queue, settings.group, progress=tick))
+        people = enqueue_members(members, queue, settings.group)
+    also = f", and the {len(members)} people of the workspace" if people else ""
     typer.echo(f"enqueued {report.enqueued} {kind} documents "
                f"({len(report.added)} new, {len(report.updated)} changed, "
-               f"{report.unchanged} unchanged); run `knotwork worker` to process them")
+               f"{report.unchanged} unchanged){also}; run `knotwork worker` to process them")
 
 
 def sync_enqueuer(settings: Settings, queue: JobQueue, store: DocumentStore
@@ -201,6 +205,7 @@ def worker(
                    f"{totals.unchanged} unchanged, {totals.chunks} chunks, "
                    f"{totals.resolved} entities re-resolved ({totals.merged} merged), "
                    f"{totals.resummarized} communities re-summarized, "
+                   f"{totals.employment_facts} employment facts, "
                    f"{totals.retried} retried, {totals.dead} dead-lettered)")
 
 

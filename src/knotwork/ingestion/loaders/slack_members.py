@@ -15,12 +15,15 @@ from __future__ import annotations
 import calendar
 import re
 import zipfile
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from knotwork.domain.models import WorkspaceMember
 from knotwork.ingestion.loaders.confluence import parse_json_bytes
 from knotwork.ingestion.loaders.slack import find_slack_root, is_slack_root
+
+__all__ = ["USERS_FILE", "WorkspaceMember", "left_date", "load_members",
+           "workspace_members"]
 
 USERS_FILE = "users.json"
 _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_abbr) if m}
@@ -29,21 +32,6 @@ _MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_name) if m})
 _LEFT = re.compile(r"\b(?:left|until|departed|former|ex-\w+|alumni)\b[^\d()]{0,20}?"
                    r"(?:(?P<iso>\d{4}-\d{2}-\d{2})|(?P<mon>[A-Za-z]{3,9})\.?\s+(?P<year>\d{4})|"
                    r"(?P<mm>\d{1,2})/(?P<yy>\d{4}))", re.IGNORECASE)
-
-
-@dataclass(frozen=True, slots=True)
-class WorkspaceMember:
-    """One person of the workspace: their name, title and e-mail, and whether they left."""
-
-    name: str
-    title: str = ""
-    email: str = ""
-    left: bool = False
-    left_at: datetime | None = None
-
-    @property
-    def domain(self) -> str:
-        return self.email.rpartition("@")[2].lower() if "@" in self.email else ""
 
 
 def _str(value: object) -> str:

@@ -8,13 +8,18 @@ that version's evidence) and is marked PENDING.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from knotwork.domain.ids import document_digest, stable_id
-from knotwork.domain.models import Document, ProcessingStatus, RawDocument
+from knotwork.domain.models import Document, ProcessingStatus, RawDocument, WorkspaceMember
 from knotwork.domain.ports import DocumentStore, JobQueue
-from knotwork.domain.tasks import ExtractEntitiesTask, ExtractMetadata, Priority
+from knotwork.domain.tasks import (
+    DeriveEmploymentTask,
+    ExtractEntitiesTask,
+    ExtractMetadata,
+    Priority,
+)
 from knotwork.domain.timeutil import ensure_utc
 from knotwork.ingestion.recovery import crashed
 
@@ -60,6 +65,19 @@ def enqueue_documents(documents: Iterable[RawDocument], store: DocumentStore, qu
         if progress:
             progress(1)
     return report
+
+
+def enqueue_members(members: Sequence[WorkspaceMember], queue: JobQueue, group_id: str
+                    ) -> str | None:
+    """The workspace's people (a Slack export's ``users.json``) as one DERIVE_EMPLOYMENT task,
+    LOW priority so that it runs after the extraction enqueued before it; ``None`` when there
+    are none. Always enqueued when there are members, even over unchanged documents: a
+    deactivated account ends its WORKS_AT as an inline ingest of the same export does."""
+    if not members:
+        return None
+    task = DeriveEmploymentTask(group_id=group_id, members=list(members))
+    queue.enqueue(task)
+    return task.task_id
 
 
 def _placeholder(raw: RawDocument, doc_id: str, group_id: str, digest: str) -> Document:

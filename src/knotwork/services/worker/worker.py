@@ -17,6 +17,12 @@ Delivery is at-least-once, so every handler is idempotent:
 * ``COMMUNITY_UPDATED`` — re-summarizes the community if it is still stale (a stale-free
   event only drops the tenant's cached community values). Workers enqueue these themselves
   (LOW priority) when ``community_inline_summaries`` is off.
+* ``DERIVE_EMPLOYMENT`` — the people of a workspace (``ingest --queue`` of a Slack export with
+  ``users.json``): once the HIGH and NORMAL streams are empty (the extraction it follows is done,
+  by any worker; a document waiting out a retry is not waited for), the tenant is consolidated if this worker extracted into it, then its persons among
+  the members get WORKS_AT its organisation, as an inline ingest does at its end. While other
+  jobs are there it waits (back on its stream after ``queue_retry_backoff_s``; a wait is not
+  counted as a failure). See :mod:`knotwork.ingestion.employment`.
 
 A failed job is retried after ``queue_retry_backoff_s`` × 2^retries (capped), at most
 ``queue_max_retries`` times; then it goes to the dead letters and its document is marked
@@ -39,12 +45,13 @@ from knotwork.domain.models import AuditEvent, ProcessingStatus
 from knotwork.domain.ports import CacheLayer, JobQueue
 from knotwork.domain.tasks import (
     CommunityUpdatedTask,
+    DeriveEmploymentTask,
     ExtractEntitiesTask,
     Job,
     ResolveEntityTask,
     Task,
 )
-from knotwork.domain.timeutil import ensure_utc
+from knotwork.domain.timeutil import ensure_utc, utcnow
 from knotwork.ingestion.pipeline import CommitGuard, IngestionPipeline, IngestReport
 from knotwork.runtime import Runtime
 from knotwork.services.worker.follow_ups import batch_tasks, outstanding_tasks
@@ -62,6 +69,7 @@ class WorkerStats:
     resolved: int = 0  # RESOLVE_ENTITY tasks handled
     merged: int = 0  # ... of which merged their entity into another
     resummarized: int = 0
+    employment_facts: int = 0  # WORKS_AT facts written by DERIVE_EMPLOYMENT tasks
     retried: int = 0
     dead: int = 0
 
@@ -249,6 +257,9 @@ class Worker:
         if not self._unconsolidated or self._queue.stats().outstanding:
             return  # nothing new, or more to come (another worker's jobs, retries)
         groups, self._unconsolidated = sorted(self._unconsolidated), set()
+        self._consolidate(groups)
+
+    def _consolidate(self, groups: Sequence[str]) -> None:
         if not self._settings.consolidate_after_ingest:
             return
         from knotwork.resolution.consolidate import consolidate
@@ -281,10 +292,35 @@ class Worker:
                 self._resolve(job.task)
             elif isinstance(job.task, CommunityUpdatedTask):
                 self._resummarize(job.task)
+            elif isinstance(job.task, DeriveEmploymentTask) and not self._employ(job):
+                return  # waits for the extraction still outstanding
         except Exception as exc:  # noqa: BLE001
             self._fail(job, exc)
             return
         self._ack(job)
+
+    def _employ(self, job: Job) -> bool:
+        """False (and the job back on its stream after a pause) while higher-priority jobs are
+        there: the people it relates must be extracted first, by whichever worker."""
+        task = job.task
+        assert isinstance(task, DeriveEmploymentTask)
+        if any(s.length for s in self._queue.stats().streams if s.stream != task.priority.value.lower()):
+            waiting = job.model_copy(update={"task": task.model_copy(
+                update={"deferrals": task.deferrals + 1})})  # a wait is not a failure
+            self._queue.retry(waiting, "waiting for the extraction before it",
+                              self._settings.queue_retry_backoff_s)
+            return False
+        if task.group_id in self._unconsolidated:  # merge twins and re-type before relating
+            self._unconsolidated.discard(task.group_id)
+            self._consolidate([task.group_id])
+        from knotwork.ingestion.employment import derive_employment
+
+        with self._guard():
+            report = derive_employment(self._rt, task.group_id, task.members, utcnow())
+        log.info("worker.employment", group=task.group_id, members=len(task.members),
+                 organization=report.organization, facts=report.facts)
+        self.stats.employment_facts += report.facts
+        return True
 
     def _resolve(self, task: ResolveEntityTask) -> None:
         with self._guard():  # reads the entity vectors, may merge
@@ -314,7 +350,7 @@ class Worker:
 
     def _fail(self, job: Job, exc: BaseException) -> None:
         error = _error(exc)
-        retries = job.task.retry_count
+        retries = job.task.retry_count - getattr(job.task, "deferrals", 0)
         if retries >= self._settings.queue_max_retries:
             self._bury(job, error)
             return
