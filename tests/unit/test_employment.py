@@ -141,3 +141,43 @@ def test_an_existing_employment_is_kept_and_only_closed_when_the_member_left() -
     planned = plan_employment("g", own, people, {e.id: e for e in (own, orla, tamsin)}, stated,
                               {orla.id: "a", tamsin.id: "b"}, _NOW)
     assert [(f.id, f.invalid_at) for f in planned] == [(stated[1].id, _NOW)]
+
+
+class _Graph:
+    """The slice of a graph store the employment pass reads and writes."""
+
+    def __init__(self, entities: list[Entity], facts: list[Fact]) -> None:
+        self.entities = {e.id: e for e in entities}
+        self.facts = {f.id: f for f in facts}
+
+    def list_entities(self, group_id: str) -> list[Entity]:
+        return list(self.entities.values())
+
+    def list_facts(self, group_id: str) -> list[Fact]:
+        return list(self.facts.values())
+
+    def entity_episode_ids(self, group_id: str, entity_id: str) -> list[str]:
+        return [f"ep-{entity_id}"]
+
+    def upsert_entities(self, entities: list[Entity]) -> None:
+        self.entities.update({e.id: e for e in entities})
+
+    def upsert_facts(self, facts: list[Fact]) -> None:
+        self.facts.update({f.id: f for f in facts})
+
+
+def test_the_tenant_a_mention_typed_as_a_person_becomes_an_organisation() -> None:
+    from types import SimpleNamespace
+
+    from knotwork.ingestion.employment import derive_employment
+
+    mistyped, orla = _e("Brackenfield Robotics"), _e("Orla Penhallow")
+    graph = _Graph([mistyped, orla], [])
+    members = [WorkspaceMember("Orla Penhallow", email="orla@brackenfieldrobotics.com")]
+    report = derive_employment(SimpleNamespace(graph=graph), "g", members, _NOW)  # type: ignore[arg-type]
+    assert report.organization == "Brackenfield Robotics" and report.retyped
+    assert graph.entities[mistyped.id].type is O and graph.entities[orla.id].type is P
+    [works] = graph.facts.values()
+    assert (works.source_id, works.target_id, works.type) == (orla.id, mistyped.id, R.WORKS_AT)
+    again = derive_employment(SimpleNamespace(graph=graph), "g", members, _NOW)  # type: ignore[arg-type]
+    assert not again.retyped and again.facts == 0 and len(graph.facts) == 1

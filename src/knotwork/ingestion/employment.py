@@ -223,6 +223,7 @@ class EmploymentReport:
     organization: str | None = None
     facts: int = 0
     cues: dict[str, int] = field(default_factory=dict)  # cue -> organisations it voted for
+    retyped: bool = False  # the organisation had been typed otherwise (made an organisation)
 
 
 def derive_employment(rt: Runtime, group_id: str, members: Sequence[WorkspaceMember],
@@ -238,8 +239,13 @@ def derive_employment(rt: Runtime, group_id: str, members: Sequence[WorkspaceMem
     report.cues = {cue: len(v) for cue, v in choice.votes.items()}
     if choice.organization is None or not people:
         return report
-    report.organization = choice.organization.name
-    planned = plan_employment(group_id, choice.organization, people,
+    org = choice.organization
+    report.organization = org.name
+    if org.type is not EntityType.ORGANIZATION:  # the staff's own domain names it: a mention
+        org = org.model_copy(update={"type": EntityType.ORGANIZATION, "subtype": None})
+        rt.graph.upsert_entities([org])  # that read it as a person's name was wrong
+        report.retyped = True
+    planned = plan_employment(group_id, org, people,
                               {e.id: e for e in entities}, facts,
                               _evidence(rt, group_id, people, facts), now)
     if planned:
