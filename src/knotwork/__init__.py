@@ -8,6 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from knotwork.infra.embeddings.threads import passive_omp_wait
+
+# before anything loads torch: its OpenMP threads sleep between ops instead of spinning
+passive_omp_wait()
+
 __all__ = ["Knotwork", "Settings"]
 __version__ = "0.1.0"
 
