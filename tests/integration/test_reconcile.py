@@ -84,3 +84,22 @@ def test_graph_evidence_of_a_vanished_document_is_retired(tmp_path: Path, falkor
     again = json.loads(cli.run("reconcile", "--json").stdout)
     assert again["orphan_episode_documents"] == [] and again["facts_retired"] == 0
     assert "repaired 0 item(s)" in cli.run("reconcile").stdout
+
+
+def test_derived_facts_keep_no_vector_and_are_not_repairs(make_settings: SettingsFactory,
+                                                          tmp_path: Path) -> None:
+    """WORKS_AT facts derived from a workspace's member list have no vector by design (they
+    stay out of vector search): reconcile neither adds one nor counts them as missing."""
+    from knotwork.settings import EmbedderBackend
+    from tests.integration.test_queue_workers import _workspace
+
+    settings = make_settings(embedder=EmbedderBackend.HASHING)
+    with Knotwork(settings) as kw:
+        kw.ingest_path(_workspace(tmp_path))
+        group = settings.group
+        derived = {f.id for f in kw.runtime.graph.list_facts(group) if f.derived}
+        assert derived
+        assert not derived & _vector_ids(kw, Collection.FACTS)
+        assert reconcile(kw.runtime, group, dry_run=True).repaired == 0
+        assert reconcile(kw.runtime, group).repaired == 0
+        assert not derived & _vector_ids(kw, Collection.FACTS)

@@ -168,3 +168,31 @@ def test_merge_folds_parallel_facts_and_unmerge_restores_them(kw: Knotwork) -> N
     assert _state(kw) == before
     fact_vectors = {p.id for p in kw.runtime.vectors.scan(Collection.FACTS, group, with_vectors=False)}
     assert works[dana].id in fact_vectors
+
+
+def test_a_fact_between_the_merged_entities_leaves_with_its_vector_and_comes_back(
+        kw: Knotwork) -> None:
+    """Robert reports to Alice; merging one into the other makes that fact a loop: it goes
+    from the graph and from the vector store (no stray vector for reconcile to find), and an
+    unmerge brings both back."""
+    group, graph = kw.settings.group, kw.runtime.graph
+    robert, alice = _entity(kw, "Robert Smith"), _entity(kw, "Alice Chen")
+    [loop] = [f for f in graph.list_facts(group) if {f.source_id, f.target_id} == {robert, alice}]
+    before = _state(kw)
+    sql = resolution_sql(kw.runtime)
+    assert sql is not None
+    merger = Merger(kw.runtime, group, sql)
+
+    def vectors() -> set[str]:
+        return {p.id for p in kw.runtime.vectors.scan(Collection.FACTS, group, with_vectors=False)}
+
+    assert loop.id in vectors()
+    record = merger.merge(robert, [alice], actor="test")
+    assert loop.id not in {f.id for f in graph.list_facts(group)}
+    assert loop.id not in vectors()
+    assert vectors() == {f.id for f in graph.list_facts(group)}
+
+    merger.unmerge(record.id, actor="test")
+    assert _state(kw) == before
+    assert loop.id in vectors()
+    assert vectors() == {f.id for f in graph.list_facts(group)}

@@ -194,9 +194,10 @@ class Merger:
         if merged is not None:
             graph.upsert_entities([merged])
         graph.upsert_facts(kept)
-        graph.delete_facts(group, [f.id for f in loops] + folded)
-        if folded:
-            self.rt.vectors.delete(Collection.FACTS, folded)
+        gone = [f.id for f in loops] + folded  # a fact between two merged ones is a loop
+        graph.delete_facts(group, gone)
+        if gone:
+            self.rt.vectors.delete(Collection.FACTS, gone)
         graph.upsert_mentions(group, [(ep, target_id) for s in sources for ep in episodes.get(s, [])])
         graph.delete_entities(group, sources)
         self.sql.repoint_mentions(group, mention_ids, target_id)
@@ -244,11 +245,12 @@ class Merger:
             if f.id in folded else
             now_facts[f.id].model_copy(update={"source_id": f.source_id, "target_id": f.target_id})
             if f.id in now_facts else f for f in facts])
-        unfolded = [then[i] for ids in folded.values() for i in ids if i in then]
-        if unfolded:  # their vectors went with them at the merge
-            vectors = self.rt.embedder.embed([f.fact for f in unfolded])
+        # the absorbed facts and the loops: their vectors went with them at the merge
+        back = [f for f in facts if f.id not in now_facts and not f.derived]
+        if back:
+            vectors = self.rt.embedder.embed([f.fact for f in back])
             self.rt.vectors.upsert(Collection.FACTS, [
-                fact_point(f, v) for f, v in zip(unfolded, vectors, strict=True)])
+                fact_point(f, v) for f, v in zip(back, vectors, strict=True)])
         episodes = {str(x["entity_id"]): list(x["ids"]) for x in snap["episodes"]}  # type: ignore[call-overload]
         target_eps = set(episodes.get(record.target_id, []))
         for source in record.source_ids:

@@ -11,7 +11,8 @@ and mentions, and marks them COMPLETED last; each step is idempotent, so a crash
 * graph evidence whose SQL document is gone (a delete that stopped half-way): detached,
   then facts and entities left without evidence are retired (``Lineage.sweep``);
 * graph entities / facts / episodes without their vectors (a crash between the graph and the
-  vector write; a re-run would not re-embed an unchanged entity): embedded and written;
+  vector write; a re-run would not re-embed an unchanged entity): embedded and written (not
+  derived facts, which have none by design);
 * vectors whose graph object is gone: deleted;
 * documents queued and not begun (PENDING): listed; a worker (or an ingest) finishes them.
 """
@@ -140,7 +141,9 @@ def reconcile(rt: Runtime, group: str, *, dry_run: bool = False,
         rt.vectors.delete(Collection.ENTITIES, extra)
 
     say("fact vectors")
-    facts = {f.id: f for f in graph.list_facts(group)}
+    # a derived fact (WORKS_AT from a workspace's member list) has no vector by design: it
+    # must stay out of vector search, so it is neither missing one nor allowed to keep one
+    facts = {f.id: f for f in graph.list_facts(group) if not f.derived}
     stored = _ids(rt, Collection.FACTS, group)
     missing_facts = [facts[i] for i in sorted(facts.keys() - stored)]
     extra = sorted(stored - facts.keys())
