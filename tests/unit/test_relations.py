@@ -128,7 +128,7 @@ def test_leads_active_and_passive(rel: Any) -> None:
 
 def test_owned_by(rel: Any) -> None:
     assert rel("The Billing Service is owned by the Payments Team.") == {
-        ("Payments Team", R.OWNS, "Billing Service")}
+        ("Payments Team", R.MAINTAINS, "Billing Service")}
 
 
 def test_manages_team(rel: Any) -> None:
