@@ -156,3 +156,12 @@ def test_a_title_heading_the_row_unit_also_leads_it() -> None:
     assert ("Ivo Brandt", "LEADS", "Harbor") not in facts
     assert ("Lea Brandt", "LEADS", "Pricing") not in facts
     assert ("Lea Brandt", "MEMBER_OF", "Pricing") in facts
+
+
+def test_a_function_manager_title_is_no_head_of_the_unit() -> None:
+    text = ("Name: Ondrej Vasko; Title: Pricing Manager; Unit: Pricing; Office: Lisbon\n"
+            "Name: Marta Vasko; Title: Engineering Manager, Pricing; Unit: Pricing; Office: Lisbon")
+    facts = _facts(text, [("Ondrej Vasko", P, 0), ("Pricing", O, 1), ("Marta Vasko", P, 0), ("Pricing", O, 3),
+                          ("Lisbon", L, 0)])
+    assert ("Ondrej Vasko", "LEADS", "Pricing") not in facts
+    assert ("Marta Vasko", "LEADS", "Pricing") in facts

@@ -204,7 +204,7 @@ _TITLE = re.compile(r"^(?:C[A-Z]{1,3}O|S?E?VP\b.*|Head of\b.*|Director\b.*|Chief
 
 
 # what only a thing is the object of: a one-word name only NER calls a place ("Payoutd") is one
-_THING_TARGET = frozenset({R.OWNS, R.MAINTAINS})
+_THING_TARGET = frozenset({R.OWNS, R.MAINTAINS, R.DEPENDS_ON, R.USES})
 
 
 def _maybe_not_place(m: Mention) -> bool:

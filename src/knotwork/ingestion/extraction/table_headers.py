@@ -247,7 +247,9 @@ def table_row_relations(text: str, mentions: Sequence[Mention]) -> list[CellHit]
 # a title that heads the unit of the row: it names the unit ("Head of Payments", "Payments
 # Lead", "Engineering Manager, Payments") or is a bare lead title ("Engineering Manager")
 _TITLE_HEADER = re.compile(r"^(?:role|title|position|job title|job|function)$", re.IGNORECASE)
-_HEAD_WORD = re.compile(r"\b(?:head|lead|leader|director|manager|vp|chief)\b", re.IGNORECASE)
+# ("Payments Manager" is a function, a manager of payments; "Engineering Manager, Payments" heads)
+_HEAD_WORD = re.compile(r"\b(?:head|lead|leader|director|vp|chief)\b|\b(?:engineering|team|general)\s+manager\b",
+                        re.IGNORECASE)
 _BARE_HEAD = re.compile(r"^(?:(?:engineering|team|general|managing)\s+)?(?:manager|lead|leader|head|director)$",
                         re.IGNORECASE)
 _UNIT_WORDS = re.compile(r"\b(?:the|team|group|squad|unit|department|division)\b", re.IGNORECASE)
