@@ -373,3 +373,9 @@ def test_a_product_on_a_technology_uses_it(rel: Any) -> None:
 def test_a_place_between_the_subject_and_its_verb(rel: Any) -> None:
     found = rel("Lucia Romano in Lisbon now leads the Fraud Team.")
     assert ("Lucia Romano", R.LEADS, "Fraud Team") in found
+
+
+def test_a_build_noun_or_shipping_on_a_platform_is_no_development(rel: Any) -> None:
+    assert not any(r is R.DEVELOPED for _, r, _ in rel("The Ledger Service build machines run Jenkins."))
+    assert not any(r is R.DEVELOPED for _, r, _ in rel("The Falcon Release ships on Kubernetes."))
+    assert ("Lucia Romano", R.DEVELOPED, "Scoring Service") in rel("Lucia Romano built the Scoring Service in 2021.")

@@ -148,7 +148,11 @@ PATTERNS: tuple[Pattern, ...] = _named((
     _p(R.LOCATED_IN, r"\b(?:located|based|sits?|situated|lives?|living|hosted|deployed|runs?|office is|offices are|relocat\w+|mov\w+) (?:in|to)\b|\bin\s*$|\b(?:location|office|city|site|country|region|based in|based|home office|hub|town|campus|workplace|work location)\s*:\s*$", tgt={L}),
     _p(R.COLLABORATED_WITH, r"\b(?:collaborat\w*|partner\w*|pair(?:s|ed|ing)?|team(?:s|ed)? up|work(?:s|ed|ing)? (?:closely |together )?)\s*with\b|\band\b.*\btogether\b"),
     _p(R.CREATED, r"\b(?:creat(?:e|es|ed|ing)|found(?:s|ed)|wrote|writes|authored|designed|invented|started|launched|proposed)\b"),
-    _p(R.DEVELOPED, r"\b(?:develop(?:s|ed|ing)?|buil(?:t|d|ds|ding)|implement(?:s|ed|ing)|ship(?:s|ped)|prototyped)\b"),
+    # who develops is a person or an organisation; "build" is often a noun ("the nightly build",
+    # "build machines") and a release "ships on" a platform: neither develops it
+    _p(R.DEVELOPED, r"\b(?:develop(?:s|ed|ing)?|built|buil(?:d|ds|ding)\s+(?:the|a|an|our|their|its|his|her|out)\b|"
+                    r"implement(?:s|ed|ing)|ship(?:s|ped)\b(?!\s+(?:on|with|in)\b)|prototyped)\b",
+       src={P, O}, name="developed.verb"),
     _p(R.MAINTAINS, r"\bmaintain(?:s|ed|ing)?\b|\bsupports?\b|\bon[- ]call (?:rotation )?for\b|\btak(?:e|es|ing|en) over\b|\btook over\b|\boperat(?:e|es|ed)\b|\bkeeps? .* running\b"),
     _p(R.USES, r"\b(?:us(?:e|es|ed|ing)|runs? on|built (?:on|with)|powered by|leverag\w+|adopt\w*|migrat\w+ (?:to|onto)|switch\w* to|mov(?:e|ed|ing) to|standardi[sz]\w* on|deploy\w* (?:on|to))\b"),
 ))
