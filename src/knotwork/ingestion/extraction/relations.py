@@ -465,4 +465,5 @@ def _row_subject(text: str, mentions: list[Mention], left: Mention, gap: str) ->
 def relation_types_named(text: str) -> set[RelationType]:
     """Relation types a question's wording names ("who leads …" → LEADS), passive forms too."""
     lowered = text.lower()
-    return {p.type for p in PATTERNS if p.regex.search(lowered)} - {R.RELATED_TO}
+    # a pattern that needs words after its target ("… relationship") only reads a mention pair
+    return {p.type for p in PATTERNS if p.after is None and p.regex.search(lowered)} - {R.RELATED_TO}
