@@ -197,7 +197,7 @@ _PLACE_TARGET = frozenset({R.LOCATED_IN, R.HEADQUARTERED_IN, R.RELATED_TO})
 
 def _maybe_not_person(m: Mention) -> bool:
     """A name only the statistical model calls a person whose first word is no given name
-    ("Atlas", "Merchant Success"): could be anything."""
+    ("Atlas", "Client Care"): could be anything."""
     weak = set(m.votes or (m.extractor,)) <= {"spacy", "shape", "caps", "known"}  # known: an earlier guess
     return weak and m.extractor != "coref" and not is_given_name(m.text.split()[0] if m.text.split() else "")
 
