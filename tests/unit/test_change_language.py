@@ -131,7 +131,7 @@ def rel() -> Any:
     ("Paul Kessler founded Northwind Analytics.", ("Paul Kessler", R.CREATED, "Northwind Analytics")),
     ("Hannah Becker collaborated with Fabrice Moreau on the talk.", ("Hannah Becker", R.COLLABORATED_WITH, "Fabrice Moreau")),
     ("Olivia Brandt manages the Growth Team.", ("Olivia Brandt", R.MANAGES, "Growth Team")),
-    ("The Data Platform Team owns the Kafka Cluster.", ("Data Platform Team", R.OWNS, "Kafka Cluster")),
+    ("The Data Platform Team owns the Kafka Cluster.", ("Data Platform Team", R.MAINTAINS, "Kafka Cluster")),
     ("Karin Vogt, the CISO at Siemens Healthineers, signed it.", ("Karin Vogt", R.WORKS_AT, "Siemens Healthineers")),
     ("Rohan Kapoor was hired by Northwind Analytics.", ("Rohan Kapoor", R.WORKS_AT, "Northwind Analytics")),
     ("Diego Alvarez will report directly to Sarah Lin from today.", ("Diego Alvarez", R.REPORTS_TO, "Sarah Lin")),

@@ -128,7 +128,7 @@ def test_leads_active_and_passive(rel: Any) -> None:
 
 def test_owned_by(rel: Any) -> None:
     assert rel("The Billing Service is owned by the Payments Team.") == {
-        ("Payments Team", R.OWNS, "Billing Service")}
+        ("Payments Team", R.MAINTAINS, "Billing Service")}
 
 
 def test_manages_team(rel: Any) -> None:
@@ -297,3 +297,9 @@ def test_product_manager_label_on_a_system_page_leads_it() -> None:
     hits = label_relations(text, [system, person])
     assert [(h.source.text, h.type, h.target.text) for h in hits] == [
         ("Mei-Ling Huang", RelationType.LEADS, "Dispatch Console")]
+
+
+def test_a_pattern_that_needs_the_words_after_its_target_names_no_type_in_a_sentence() -> None:
+    from knotwork.ingestion.extraction.relations import relation_types_named
+
+    assert R.MANAGES not in relation_types_named("Ines Alba leads the Routing team.")

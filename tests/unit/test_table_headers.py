@@ -139,3 +139,29 @@ def test_a_squad_manager_column_manages_the_squad() -> None:
     text = "Squad: Checkout; Manager: Idris Okafor"
     assert _facts(text, [("Checkout", O, 0), ("Idris Okafor", P, 0)]) == {
         ("Idris Okafor", "MANAGES", "Checkout")}
+
+
+def test_a_title_heading_the_row_unit_also_leads_it() -> None:
+    text = ("Name: Ondrej Vasko; Title: Head of Harbor; Unit: Harbor; Office: Lisbon\n"
+            "Name: Marta Vasko; Title: Pricing Lead; Unit: Pricing; Office: Lisbon\n"
+            "Name: Ivo Brandt; Title: Staff Engineer, Billing lead; Unit: Harbor; Office: Lisbon\n"
+            "Name: Lea Brandt; Title: Settlement Lead; Unit: Pricing; Office: Lisbon")
+    facts = _facts(text, [("Ondrej Vasko", P, 0), ("Harbor", O, 1), ("Marta Vasko", P, 0), ("Pricing", O, 1),
+                          ("Ivo Brandt", P, 0), ("Harbor", O, 2), ("Lea Brandt", P, 0), ("Pricing", O, 2),
+                          ("Lisbon", L, 0)])
+    assert ("Ondrej Vasko", "LEADS", "Harbor") in facts
+    assert ("Ondrej Vasko", "MEMBER_OF", "Harbor") in facts
+    assert ("Marta Vasko", "LEADS", "Pricing") in facts
+    # a lead of something else, or a title that names no unit of the row: a member only
+    assert ("Ivo Brandt", "LEADS", "Harbor") not in facts
+    assert ("Lea Brandt", "LEADS", "Pricing") not in facts
+    assert ("Lea Brandt", "MEMBER_OF", "Pricing") in facts
+
+
+def test_a_function_manager_title_is_no_head_of_the_unit() -> None:
+    text = ("Name: Ondrej Vasko; Title: Pricing Manager; Unit: Pricing; Office: Lisbon\n"
+            "Name: Marta Vasko; Title: Engineering Manager, Pricing; Unit: Pricing; Office: Lisbon")
+    facts = _facts(text, [("Ondrej Vasko", P, 0), ("Pricing", O, 1), ("Marta Vasko", P, 0), ("Pricing", O, 3),
+                          ("Lisbon", L, 0)])
+    assert ("Ondrej Vasko", "LEADS", "Pricing") not in facts
+    assert ("Marta Vasko", "LEADS", "Pricing") in facts

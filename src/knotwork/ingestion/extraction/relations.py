@@ -8,7 +8,7 @@ the direction. Entities listed with "and"/"," share the relation of the list's h
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from knotwork.domain.models import EntityType, RelationType
 from knotwork.ingestion.extraction.given_names import is_given_name
@@ -27,21 +27,58 @@ class Pattern:
     target_types: frozenset[EntityType] | None = None
     target_subtypes: frozenset[str | None] | None = None
     weak_place: bool = False  # the wording says the target is a place, whatever NER guessed
+    after: re.Pattern[str] | None = None  # what must follow the right mention ("… relationship")
+    name: str = ""  # named in bench/relation_patterns.py; unnamed ones are numbered per type
 
 
 def _p(rel: RelationType, pattern: str, reverse: bool = False, src: set[EntityType] | None = None,
        tgt: set[EntityType] | None = None, tgt_sub: set[str | None] | None = None,
-       weak_place: bool = False) -> Pattern:
+       weak_place: bool = False, after: str | None = None, name: str = "") -> Pattern:
     return Pattern(rel, re.compile(pattern), reverse,
                    frozenset(src) if src else None, frozenset(tgt) if tgt else None,
-                   frozenset(tgt_sub) if tgt_sub is not None else None, weak_place)
+                   frozenset(tgt_sub) if tgt_sub is not None else None, weak_place,
+                   re.compile(after) if after else None, name)
+
+
+def _named(patterns: tuple[Pattern, ...]) -> tuple[Pattern, ...]:
+    """Every pattern with a name: an unnamed one is its type and rank ("leads.3")."""
+    seen: dict[RelationType, int] = {}
+    out = []
+    for p in patterns:
+        seen[p.type] = seen.get(p.type, 0) + 1
+        out.append(p if p.name else replace(p, name=f"{p.type.value.lower()}.{seen[p.type]}"))
+    return tuple(out)
 
 
 P, O, L = EntityType.PERSON, EntityType.ORGANIZATION, EntityType.LOCATION
 _NOT_TEAM: set[str | None] = {None}
 
 # Order matters: passive and specific forms before general ones.
-PATTERNS: tuple[Pattern, ...] = (
+_THING = {EntityType.PRODUCT, EntityType.TECHNOLOGY}
+# a team's verbs for a system it keeps running: "the Billing team builds and runs Ledgerly"
+_KEEPS = r"(?:runs?|running|operat(?:e|es|ed|ing)|maintain(?:s|ed|ing)?|support(?:s|ed|ing)?)"
+
+PATTERNS: tuple[Pattern, ...] = _named((
+    # a person and an outside organisation: "Ana owns the Globex relationship", "Bo takes over
+    # the Initech account"; the word after the organisation says what is held
+    _p(R.MANAGES, r"\b(?:owns?|owned|own(?:ing)?|tak(?:e|es|ing|en)\s+over|took\s+over|handl(?:e|es|ed|ing)|"
+                  r"manag(?:e|es|ed|ing)|runs?|ran|keeps?|kept|holds?|held|inherit(?:s|ed)?|leads?|led)"
+                  r"\s+(?:the|our|their|his|her)(?:\s+[\w&.-]+){0,2}\s*$",
+       src={P}, tgt_sub=_NOT_TEAM, after=r"^(?:['’]s)?\s+(?:commercial\s+)?(?:relationship|account|partnership|contract)s?\b",
+       name="manages.relationship"),
+    # a team owning a system keeps it running: "Payments owns Ledgerly", "What we own: Ledgerly"
+    _p(R.MAINTAINS, r"\bowned(?:\s+(?!by\b)[\w-]+){0,3}\s+by\b(?:\s+(?:the|our|their|a|an|its))?\s*$",
+       reverse=True, src={O}, tgt=_THING, name="maintains.owned_by_team"),
+    _p(R.MAINTAINS, r"\bowns?\b|\bowned\b|\bis (?:the )?owner of\b|\bresponsible for\b|\bkeeps? ownership of\b",
+       src={O}, tgt=_THING, name="maintains.team_owns"),
+    _p(R.MAINTAINS, r"\b(?:builds?|built|develops?|developed)\s+and\s+" + _KEEPS + r"\b|^\s*(?:runs|operates|maintains|supports)(?:\s+the)?\s*$",
+       src={O}, tgt=_THING, name="maintains.team_runs"),
+    # a product on a platform: "Beacon is now on Elixir 1.16", "Atlas has been on Kubernetes"
+    _p(R.USES, r"\b(?:is|are|was|were|been|be|stays?|stayed|remains?|remained)\s+(?:now\s+|still\s+|"
+               r"officially\s+|already\s+|currently\s+|fully\s+|live\s+)?on\s*$",
+       src={EntityType.PRODUCT, EntityType.CONCEPT, O}, tgt={EntityType.TECHNOLOGY}, name="uses.is_on"),
+    # two organisations joined by a multiplication sign: "Acme × Globex partnership"
+    _p(R.COLLABORATED_WITH, r"^\s*[×x]\s*$", src={O}, tgt={O}, name="collaborated_with.cross"),
     _p(R.REPORTS_TO, r"\b(?:manager|boss|supervisor|line manager)(?: is|:)\s*$", src={P}, tgt={P}),
     _p(R.LEADS, r"\b(?:led|run|headed|driven)(?:\s+(?!by\b)[\w-]+){0,3}\s+by\b(?:\s+(?:the|our|their|a|an|its|his|her))?\s*$", reverse=True),
     _p(R.OWNS, r"\bowned(?:\s+(?!by\b)[\w-]+){0,3}\s+by\b(?:\s+(?:the|our|their|a|an|its|his|her))?\s*$", reverse=True),
@@ -68,8 +105,8 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(R.MEMBER_OF, r"^\s*\(\s*$", src={P}, tgt={O}),
     _p(R.MEMBER_OF, r"^\s*(?:team\s+|squad\s+)?\(\s*$", reverse=True, src={P}, tgt={O}),
     # apposition of a title: "Omar Haddad, head of Security", "Ana, tech lead of Atlas"
-    _p(R.LEADS, r"^,\s*(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:lead|leader|owner|dri)\s+(?:of|for|on)\s*(?:the\s+)?$", src={P}),
-    _p(R.MANAGES, r"^,\s*(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:head|director|manager|vp|chief)\s+(?:of|for)\s*(?:the\s+)?$", src={P}),
+    _p(R.LEADS, r"^,\s*(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:lead|leader|owner|dri|head)\s+(?:of|for|on)\s*(?:the\s+)?$", src={P}),
+    _p(R.MANAGES, r"^,\s*(?:the\s+|our\s+)?(?:[\w-]+\s+)?(?:director|manager|vp|chief)\s+(?:of|for)\s*(?:the\s+)?$", src={P}),
     # a labelled list item: "Streaming team — lead: Ravi", "Atlas (owner: Ana)", "Search, manager: Bo"
     # (a table row's cells: "Ledger; Lead: Ana", the separator already split off)
     _p(R.MANAGES, r"^\s*(?:[—–-]+|,|\(|:)?\s*(?:(?:line|engineering|team|project)\s+)?manager\s*:\s*$", reverse=True, src={P}),
@@ -111,16 +148,21 @@ PATTERNS: tuple[Pattern, ...] = (
     _p(R.LOCATED_IN, r"\b(?:located|based|sits?|situated|lives?|living|hosted|deployed|runs?|office is|offices are|relocat\w+|mov\w+) (?:in|to)\b|\bin\s*$|\b(?:location|office|city|site|country|region|based in|based|home office|hub|town|campus|workplace|work location)\s*:\s*$", tgt={L}),
     _p(R.COLLABORATED_WITH, r"\b(?:collaborat\w*|partner\w*|pair(?:s|ed|ing)?|team(?:s|ed)? up|work(?:s|ed|ing)? (?:closely |together )?)\s*with\b|\band\b.*\btogether\b"),
     _p(R.CREATED, r"\b(?:creat(?:e|es|ed|ing)|found(?:s|ed)|wrote|writes|authored|designed|invented|started|launched|proposed)\b"),
-    _p(R.DEVELOPED, r"\b(?:develop(?:s|ed|ing)?|buil(?:t|d|ds|ding)|implement(?:s|ed|ing)|ship(?:s|ped)|prototyped)\b"),
+    # who develops is a person or an organisation; "build" is often a noun ("the nightly build",
+    # "build machines") and a release "ships on" a platform: neither develops it
+    _p(R.DEVELOPED, r"\b(?:develop(?:s|ed|ing)?|built|buil(?:d|ds|ding)\s+(?:the|a|an|our|their|its|his|her|out)\b|"
+                    r"implement(?:s|ed|ing)|ship(?:s|ped)\b(?!\s+(?:on|with|in)\b)|prototyped)\b",
+       src={P, O}, name="developed.verb"),
     _p(R.MAINTAINS, r"\bmaintain(?:s|ed|ing)?\b|\bsupports?\b|\bon[- ]call (?:rotation )?for\b|\btak(?:e|es|ing|en) over\b|\btook over\b|\boperat(?:e|es|ed)\b|\bkeeps? .* running\b"),
     _p(R.USES, r"\b(?:us(?:e|es|ed|ing)|runs? on|built (?:on|with)|powered by|leverag\w+|adopt\w*|migrat\w+ (?:to|onto)|switch\w* to|mov(?:e|ed|ing) to|standardi[sz]\w* on|deploy\w* (?:on|to))\b"),
-)
+))
 
 _TEAMS_OF = re.compile(r"^(?:'s|’s)\s+(?:[\w-]+\s+)?(?:team|squad|group|department|org|tribe)\s+[a-z]")
 _NEW_CLAUSE = re.compile(r"(?:[,;]|\band\b|\bbut\b)[^,;]{0,30}?\b(?:we|they|he|she|i|you|it)\b"
                          r"(?!\s*(?:'s|’s|,|\)))")
 _MOVE_FROM = re.compile(r"\s+from(?:\s+the)?\s*$")
 _MOVE_TO = re.compile(r"^\s*(?:to|into|onto)(?:\s+the)?\s*$")
+_MODIFIER = re.compile(r"\s*(?:in|from|at|of)\s*")
 _LIST_SEP = re.compile(r"^\s*(?:,|,?\s*and|,?\s*or|&|/)\s*$")
 _MAX_GAP_TOKENS = 14
 
@@ -154,9 +196,10 @@ _PLACE_TARGET = frozenset({R.LOCATED_IN, R.HEADQUARTERED_IN, R.RELATED_TO})
 
 
 def _maybe_not_person(m: Mention) -> bool:
-    """A one-word name only the statistical model calls a person ("Atlas"): could be anything."""
+    """A name only the statistical model calls a person whose first word is no given name
+    ("Atlas", "Client Care"): could be anything."""
     weak = set(m.votes or (m.extractor,)) <= {"spacy", "shape", "caps", "known"}  # known: an earlier guess
-    return weak and m.extractor != "coref" and " " not in m.text and not is_given_name(m.text)
+    return weak and m.extractor != "coref" and not is_given_name(m.text.split()[0] if m.text.split() else "")
 
 
 # a job title NER took for an organisation ("Ana Ruiz (CTO)"): nobody is a member of it
@@ -165,7 +208,7 @@ _TITLE = re.compile(r"^(?:C[A-Z]{1,3}O|S?E?VP\b.*|Head of\b.*|Director\b.*|Chief
 
 
 # what only a thing is the object of: a one-word name only NER calls a place ("Payoutd") is one
-_THING_TARGET = frozenset({R.OWNS, R.MAINTAINS})
+_THING_TARGET = frozenset({R.OWNS, R.MAINTAINS, R.DEPENDS_ON, R.USES})
 
 
 def _maybe_not_place(m: Mention) -> bool:
@@ -199,8 +242,16 @@ def _allowed(p: Pattern, src: Mention, tgt: Mention, gap: str = "") -> bool:
     return p.target_subtypes is None or tgt.subtype in p.target_subtypes
 
 
-def classify(gap: str, left: Mention, right: Mention) -> tuple[RelationType, bool, float] | None:
-    """(type, reversed, confidence) for the gap text between two mentions, if any."""
+def classify(gap: str, left: Mention, right: Mention, after: str = "") -> tuple[RelationType, bool, float] | None:
+    """(type, reversed, confidence) for the gap text between two mentions, if any; ``after``:
+    the text after the right mention (what a pattern's ``after`` must match)."""
+    found = classify_named(gap, left, right, after)
+    return None if found is None else found[:3]
+
+
+def classify_named(gap: str, left: Mention, right: Mention,
+                   after: str = "") -> tuple[RelationType, bool, float, str] | None:
+    """:func:`classify` with the name of the pattern that decided ("related_to" for none)."""
     if left.text.endswith(("'s", "’s")):
         gap = "'s" + gap  # the mention took the possessive: "Ana's| team"
     lowered = gap.lower()
@@ -230,6 +281,9 @@ def classify(gap: str, left: Mention, right: Mention) -> tuple[RelationType, boo
         elif len(parts) == 2 and _MOVE_FROM.search(parts[0]) and _MOVE_TO.match(parts[1]):
             # "Ana moves from <the Fraud Team> to the Search Team": where she moves to
             lowered_for_match = _MOVE_FROM.sub(" to the", parts[0])
+        elif len(parts) == 2 and _MODIFIER.fullmatch(parts[0]) and re.search(r"[a-z]", parts[1]):
+            # "Ana (Bo) in Lisbon takes over X": a place or unit between subject and verb
+            lowered_for_match = parts[1]
         elif parts[-1].strip() == "(":
             return None  # "Jonas (Legal), Priya (Data)": the parenthesis is about Priya
         elif all(_LIST_SEP.match(p) for p in parts[:-1]):
@@ -239,12 +293,12 @@ def classify(gap: str, left: Mention, right: Mention) -> tuple[RelationType, boo
     if len(lowered_for_match.split()) > _MAX_GAP_TOKENS or _NEW_CLAUSE.search(lowered_for_match):
         return None  # "…, and in 2023 we were acquired by X": the new clause's subject is "we"
     for p in PATTERNS:
-        if p.regex.search(lowered_for_match):
+        if p.regex.search(lowered_for_match) and (p.after is None or p.after.match(after.lower())):
             src, tgt = (right, left) if p.reverse else (left, right)
             if _allowed(p, src, tgt, lowered_for_match):
-                return p.type, p.reverse, 0.8 if _E not in lowered else 0.7
+                return p.type, p.reverse, 0.8 if _E not in lowered else 0.7, p.name
     if _E not in lowered and len(lowered.split()) <= 10 and not re.search(r"[\n;|:]", gap):
-        return R.RELATED_TO, False, 0.45
+        return R.RELATED_TO, False, 0.45, "related_to"
     return None
 
 
@@ -254,6 +308,7 @@ class RelationHit:
     target: Mention
     type: RelationType
     confidence: float
+    rule: str = ""  # the pattern's name (bench/relation_patterns.py)
 
 
 # a second predicate of the same subject: "… is on the Security Team and reports to Omar"
@@ -372,12 +427,12 @@ def relations_in_sentence(text: str, mentions: list[Mention]) -> list[RelationHi
                                            == {subject.start, right.start} for h in hits):
                     continue
                 left = subject
-            found = classify(gap, left, right)
+            found = classify_named(gap, left, right, text[right.end : right.end + 40])
             if found is None:
                 continue
-            rel, reverse, conf = found
+            rel, reverse, conf, rule = found
             src, tgt = (right, left) if reverse else (left, right)
-            hits.append(RelationHit(src, tgt, rel, min(conf, src.confidence + 0.1, tgt.confidence + 0.1)))
+            hits.append(RelationHit(src, tgt, rel, min(conf, src.confidence + 0.1, tgt.confidence + 0.1), rule))
     return hits
 
 
@@ -410,4 +465,5 @@ def _row_subject(text: str, mentions: list[Mention], left: Mention, gap: str) ->
 def relation_types_named(text: str) -> set[RelationType]:
     """Relation types a question's wording names ("who leads …" → LEADS), passive forms too."""
     lowered = text.lower()
-    return {p.type for p in PATTERNS if p.regex.search(lowered)} - {R.RELATED_TO}
+    # a pattern that needs words after its target ("… relationship") only reads a mention pair
+    return {p.type for p in PATTERNS if p.after is None and p.regex.search(lowered)} - {R.RELATED_TO}

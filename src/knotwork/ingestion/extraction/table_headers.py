@@ -240,7 +240,39 @@ def table_row_relations(text: str, mentions: Sequence[Mention]) -> list[CellHit]
             hit = _page_hit(cells[first][0], subject, page, line.start(), line.end(), fact)
             if hit is not None:
                 hits.append(hit)
+        hits += _unit_heads(text, rest, [h for h in hits if h.start == line.start()])
     return hits
+
+
+# a title that heads the unit of the row: it names the unit ("Head of Payments", "Payments
+# Lead", "Engineering Manager, Payments") or is a bare lead title ("Engineering Manager")
+_TITLE_HEADER = re.compile(r"^(?:role|title|position|job title|job|function)$", re.IGNORECASE)
+# ("Payments Manager" is a function, a manager of payments; "Engineering Manager, Payments" heads)
+_HEAD_WORD = re.compile(r"\b(?:head|lead|leader|director|vp|chief)\b|\b(?:engineering|team|general)\s+manager\b",
+                        re.IGNORECASE)
+_BARE_HEAD = re.compile(r"^(?:(?:engineering|team|general|managing)\s+)?(?:manager|lead|leader|head|director)$",
+                        re.IGNORECASE)
+_UNIT_WORDS = re.compile(r"\b(?:the|team|group|squad|unit|department|division)\b", re.IGNORECASE)
+HEAD_RULE = "unit_head"  # the rule name of the LEADS facts these titles state
+
+
+def _unit_heads(text: str, rest: list[tuple[str, int, int]], row_hits: list[CellHit]) -> list[CellHit]:
+    """A member whose title heads the unit also leads it: "Name: Ana; Title: Head of Payments;
+    Unit: Payments" → Ana LEADS Payments (besides MEMBER_OF)."""
+    titles = [re.sub(r"\s*\([^)]*\)", "", _read(text, s, e)).strip() for h, s, e in rest
+              if _TITLE_HEADER.match(h.strip())]
+    if len(titles) != 1 or not _HEAD_WORD.search(titles[0]):
+        return []
+    title = re.sub(r"\s+", " ", titles[0].lower())
+    out = []
+    for hit in row_hits:
+        if hit.type is not R.MEMBER_OF or hit.rule not in ("person_unit", "page_members") \
+                or hit.source.type is not P:
+            continue
+        unit = re.sub(r"\s+", " ", _UNIT_WORDS.sub(" ", (hit.target.refers_to or hit.target.text).lower())).strip()
+        if _BARE_HEAD.match(title) or (len(unit) > 1 and re.search(r"(?<!\w)" + re.escape(unit) + r"(?!\w)", title)):
+            out.append(CellHit(hit.source, hit.target, R.LEADS, HEAD_RULE, hit.start, hit.end, hit.fact))
+    return out
 
 
 def _page_hit(header: str, subject: Mention, page: tuple[Mention, str], start: int, end: int,
