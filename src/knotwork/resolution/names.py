@@ -237,6 +237,23 @@ def _common_prefix(a: str, b: str) -> int:
     return n
 
 
+# a doubled letter written once ("Isabelle"/"Isabele") is a typo in a name this long; in a
+# shorter one the spelling is often the name (Ana/Anna)
+MIN_DOUBLED_LETTER_TYPO = 5
+
+
+def _doubled_letter(a: str, b: str) -> bool:
+    """``a`` and ``b`` differ only in one letter of a doubled pair, inside the name (an ending
+    is a name ending, not a typo)."""
+    short, long_ = sorted((a, b), key=len)
+    if len(long_) != len(short) + 1:
+        return False
+    for i in range(1, len(long_)):
+        if long_[i] == long_[i - 1] and long_[:i] + long_[i + 1:] == short:
+            return i < len(long_) - 1
+    return False
+
+
 def given_similarity(a: str, b: str) -> float | None:
     """Compatibility of two given names; ``None`` when they name different people.
 
@@ -254,6 +271,8 @@ def given_similarity(a: str, b: str) -> float | None:
     if nickname_linked(a, b):
         return 0.95
     edits = DamerauLevenshtein.distance(a, b)
+    if edits == 1 and min(len(a), len(b)) >= MIN_DOUBLED_LETTER_TYPO and _doubled_letter(a, b):
+        return max(0.88, JaroWinkler.similarity(a, b))  # one letter of a pair left out
     stem = _common_prefix(a, b)
     ra, rb = a[stem:], b[stem:]
     if stem >= 2 and ra in _NAME_ENDINGS and rb in _NAME_ENDINGS and (
