@@ -17,7 +17,8 @@ from knotwork.domain.models import EntityType
 from knotwork.resolution.attributes import AttributeModel, combine, compare_all
 from knotwork.resolution.blocking import BlockingRule
 from knotwork.resolution.exact import entity_keys, lookup_keys
-from knotwork.resolution.form_match import abbreviates, same_form
+from knotwork.resolution.form_match import abbreviates, same_form, service_core
+from knotwork.resolution.name_forms import nickname_formals
 from knotwork.resolution.names import (
     generic_similarity,
     given_similarity,
@@ -161,6 +162,9 @@ def name_similarity(a: str, b: str, person: bool, etype: EntityType | None = Non
         return sim
     if abbreviates(a, b) or abbreviates(b, a):  # "P&L", "GeoData" of "Geographic Data"
         return SHORT_FORM_SIMILARITY
+    core = service_core(a)  # "billing-svc" of "Billing": the mention side only
+    if core and same_form(core, b):
+        return SHORT_FORM_SIMILARITY
     ka, kb = normalize_name(a), normalize_name(b)
     if etype is None or etype is EntityType.PERSON:
         return generic_similarity(ka, kb)
@@ -190,6 +194,8 @@ def identity_conflict(a: str, b: str) -> bool:
     if len(pa.tokens) >= 2 and len(pb.tokens) >= 2 and \
             "".join(pa.tokens[:-1]) == "".join(pb.tokens[:-1]):
         return False
+    if pb.given in nickname_formals(pa.given) or pa.given in nickname_formals(pb.given):
+        return False  # a nickname table's short form ("Bill" of William) is no other person
     return given_similarity(pa.given, pb.given) is None
 
 
