@@ -242,16 +242,12 @@ def _common_prefix(a: str, b: str) -> int:
 MIN_DOUBLED_LETTER_TYPO = 5
 
 
-def _doubled_letter(a: str, b: str) -> bool:
-    """``a`` and ``b`` differ only in one letter of a doubled pair, inside the name (an ending
-    is a name ending, not a typo)."""
-    short, long_ = sorted((a, b), key=len)
-    if len(long_) != len(short) + 1:
+def doubled_letter(a: str, b: str) -> bool:
+    """One name is the other with one letter doubled or undoubled (Emanuel/Emmanuel)."""
+    x, y = sorted((a, b), key=len)
+    if len(y) != len(x) + 1:
         return False
-    for i in range(1, len(long_)):
-        if long_[i] == long_[i - 1] and long_[:i] + long_[i + 1:] == short:
-            return i < len(long_) - 1
-    return False
+    return any(y[:i] + y[i + 1:] == x and y[i] == y[i - 1] for i in range(1, len(y)))
 
 
 def given_similarity(a: str, b: str) -> float | None:
@@ -271,8 +267,9 @@ def given_similarity(a: str, b: str) -> float | None:
     if nickname_linked(a, b):
         return 0.95
     edits = DamerauLevenshtein.distance(a, b)
-    if edits == 1 and min(len(a), len(b)) >= MIN_DOUBLED_LETTER_TYPO and _doubled_letter(a, b):
-        return max(0.88, JaroWinkler.similarity(a, b))  # one letter of a pair left out
+    if edits == 1 and min(len(a), len(b)) >= MIN_DOUBLED_LETTER_TYPO and doubled_letter(a, b) \
+            and a[-1] == b[-1]:  # one letter of a pair left out, inside the name
+        return max(0.88, JaroWinkler.similarity(a, b))
     stem = _common_prefix(a, b)
     ra, rb = a[stem:], b[stem:]
     if stem >= 2 and ra in _NAME_ENDINGS and rb in _NAME_ENDINGS and (
