@@ -127,8 +127,9 @@ def service_core(name: str) -> str | None:
 
 
 def abbreviates(short: str, full: str) -> bool:
-    """``short`` is an acronym of ``full``'s words ("P&L" of "Planning & Logistics") or a camel-case clipping of them ("GeoData" of "Geographic Data"),
-    legal form and team word aside."""
+    """``short`` is an acronym of ``full``'s words ("P&L" of "Planning & Logistics") or a
+    camel-case clipping of them ("GeoData" of "Geographic Data"), legal form and team word
+    aside."""
     words = _core_words(full)
     if len(words) < 2:
         return False
