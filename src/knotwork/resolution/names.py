@@ -267,8 +267,8 @@ def given_similarity(a: str, b: str) -> float | None:
     if nickname_linked(a, b):
         return 0.95
     edits = DamerauLevenshtein.distance(a, b)
-    if edits == 1 and min(len(a), len(b)) >= MIN_DOUBLED_LETTER_TYPO and doubled_letter(a, b) \
-            and a[-1] == b[-1]:  # one letter of a pair left out, inside the name
+    if edits == 1 and min(len(a), len(b)) >= MIN_DOUBLED_LETTER_TYPO and a[-1] == b[-1] \
+            and doubled_letter(a[:-1], b[:-1]):  # one letter of a pair left out, inside the name
         return max(0.88, JaroWinkler.similarity(a, b))
     stem = _common_prefix(a, b)
     ra, rb = a[stem:], b[stem:]
