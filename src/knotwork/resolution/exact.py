@@ -72,6 +72,8 @@ def team_keys(key: str) -> list[str]:
     if len(words) >= 2 and (words[-1] in _TEAM_WORDS or words[-1] in _BODY_WORDS):
         kind = "team" if words[-1] in _TEAM_WORDS else words[-1]
         words = words[:-1]
+    if len(words) >= 2 and words[0] == "team" and kind == "team":
+        words = words[1:]  # "Team Falcon" is the "Falcon team"
     core = " ".join(words)
     if len(core) < 2 or core in _TEAM_WORDS or core in _BODY_WORDS:
         return []

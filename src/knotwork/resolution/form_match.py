@@ -105,6 +105,27 @@ def _core_words(name: str) -> list[str]:
     return words
 
 
+# the last part of a deployed component's kebab-case name that names its role, not its
+# product: "billing-svc", "billing-db" and "billing-worker" are all of "Billing"
+SERVICE_SUFFIXES: frozenset[str] = frozenset(
+    {"svc", "srv", "service", "server", "api", "db", "database", "worker", "workers", "job",
+     "jobs", "cron", "daemon", "scorer", "consumer", "producer", "proxy", "ui", "web", "app"})
+_KEBAB = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)+")
+
+
+def service_core(name: str) -> str | None:
+    """The product a lower-case kebab-case component name is of ("billing-svc" → billing);
+    None for any other name."""
+    raw = name.strip()
+    if not _KEBAB.fullmatch(raw):
+        return None
+    parts = raw.split("-")
+    if parts[-1] not in SERVICE_SUFFIXES:
+        return None
+    core = "-".join(parts[:-1])
+    return core if len(core) >= 3 else None
+
+
 def abbreviates(short: str, full: str) -> bool:
     """``short`` is an acronym of ``full``'s words ("P&L" of "Planning & Logistics") or a
     camel-case clipping of them ("GeoData" of "Geographic Data"), legal form and team word

@@ -237,6 +237,19 @@ def _common_prefix(a: str, b: str) -> int:
     return n
 
 
+# a doubled letter written once ("Isabelle"/"Isabele") is a typo in a name this long; in a
+# shorter one the spelling is often the name (Ana/Anna)
+MIN_DOUBLED_LETTER_TYPO = 5
+
+
+def doubled_letter(a: str, b: str) -> bool:
+    """One name is the other with one letter doubled or undoubled (Emanuel/Emmanuel)."""
+    x, y = sorted((a, b), key=len)
+    if len(y) != len(x) + 1:
+        return False
+    return any(y[:i] + y[i + 1:] == x and y[i] == y[i - 1] for i in range(1, len(y)))
+
+
 def given_similarity(a: str, b: str) -> float | None:
     """Compatibility of two given names; ``None`` when they name different people.
 
@@ -254,6 +267,9 @@ def given_similarity(a: str, b: str) -> float | None:
     if nickname_linked(a, b):
         return 0.95
     edits = DamerauLevenshtein.distance(a, b)
+    if edits == 1 and min(len(a), len(b)) >= MIN_DOUBLED_LETTER_TYPO and a[-1] == b[-1] \
+            and doubled_letter(a[:-1], b[:-1]):  # one letter of a pair left out, inside the name
+        return max(0.88, JaroWinkler.similarity(a, b))
     stem = _common_prefix(a, b)
     ra, rb = a[stem:], b[stem:]
     if stem >= 2 and ra in _NAME_ENDINGS and rb in _NAME_ENDINGS and (

@@ -12,6 +12,7 @@ from rapidfuzz.distance import DamerauLevenshtein
 from knotwork.resolution.name_forms import FullName, full_name, nickname_formals
 from knotwork.resolution.names import (
     _NAME_ENDINGS,
+    doubled_letter,
     given_similarity,
     nickname_linked,
     parse_person,
@@ -107,14 +108,6 @@ def ending_variant(a: str, b: str) -> bool:
         stem += 1
     return stem >= 2 and a[stem:] != b[stem:] and a[stem:] in _NAME_ENDINGS \
         and b[stem:] in _NAME_ENDINGS
-
-
-def doubled_letter(a: str, b: str) -> bool:
-    """One name is the other with one letter doubled or undoubled (Emanuel/Emmanuel)."""
-    x, y = sorted((a, b), key=len)
-    if len(y) != len(x) + 1:
-        return False
-    return any(y[:i] + y[i + 1:] == x and y[i] == y[i - 1] for i in range(1, len(y)))
 
 
 def given_compatible(a: str, b: str) -> bool:

@@ -17,12 +17,14 @@ from knotwork.domain.models import EntityType
 from knotwork.resolution.attributes import AttributeModel, combine, compare_all
 from knotwork.resolution.blocking import BlockingRule
 from knotwork.resolution.exact import entity_keys, lookup_keys
-from knotwork.resolution.form_match import abbreviates, same_form
+from knotwork.resolution.form_match import abbreviates, same_form, service_core
+from knotwork.resolution.name_forms import nickname_formals
 from knotwork.resolution.names import (
     generic_similarity,
     given_similarity,
     parse_person,
     person_similarity,
+    surname_similarity,
 )
 from knotwork.resolution.normalize import normalize_name
 from knotwork.resolution.person_forms import is_short_form
@@ -160,6 +162,9 @@ def name_similarity(a: str, b: str, person: bool, etype: EntityType | None = Non
         return sim
     if abbreviates(a, b) or abbreviates(b, a):  # "P&L", "GeoData" of "Geographic Data"
         return SHORT_FORM_SIMILARITY
+    core = service_core(a)  # "billing-svc" of "Billing": the mention side only
+    if core and same_form(core, b):
+        return SHORT_FORM_SIMILARITY
     ka, kb = normalize_name(a), normalize_name(b)
     if etype is None or etype is EntityType.PERSON:
         return generic_similarity(ka, kb)
@@ -181,11 +186,31 @@ def _same_surname(a: str, b: str) -> bool:
 
 
 def identity_conflict(a: str, b: str) -> bool:
-    """The given names differ in an identity-bearing way (Sam/Samir, Dan/Dani)."""
+    """The given names differ in an identity-bearing way (Sam/Samir, Dan/Dani); a given name
+    written with or without its hyphen or space ("Min-ji"/"Minji") is the same name."""
     pa, pb = parse_person(a), parse_person(b)
     if not pa.tokens or not pb.tokens:
         return False
+    if len(pa.tokens) >= 2 and len(pb.tokens) >= 2 and \
+            "".join(pa.tokens[:-1]) == "".join(pb.tokens[:-1]):
+        return False
+    if pb.given in nickname_formals(pa.given) or pa.given in nickname_formals(pb.given):
+        return False  # a nickname table's short form ("Bill" of William) is no other person
     return given_similarity(pa.given, pb.given) is None
+
+
+def surname_disagrees(query: Sequence[str], candidate: Sequence[str]) -> bool:
+    """The mention is a full person name and the candidate has full names, none of them with
+    the mention's surname (up to a typo) nor its tokens in another order: a shared given name
+    or a lone alias ("Alex") does not make two families one person."""
+    full_q = [parse_person(q).tokens for q in query]
+    full_q = [t for t in full_q if len(t) >= 2 and len(t[-1]) >= 2]
+    full_c = [parse_person(c).tokens for c in candidate]
+    full_c = [t for t in full_c if len(t) >= 2 and len(t[-1]) >= 2]
+    if not full_q or not full_c:
+        return False
+    return not any(surname_similarity(q[-1], c[-1]) >= 0.9 or q[-1] in c or c[-1] in q
+                   for q in full_q for c in full_c)
 
 
 # the kind word a team's or system's name ends with: "Routing Team", "Tax Service"
@@ -253,7 +278,13 @@ def score_candidate(config: ResolutionConfig, query: MentionQuery,
     total_w = sum(w for w, _ in parts) or 1.0
     score = sum(w * s for w, s in parts) / total_w
     level = level_of(config, best)
-    if person and _conflicting_names(query.names, candidate.names):
+    own = candidate.normalized or tuple(normalize_name(c) for c in candidate.names)
+    exact = any(normalize_name(q) in own or any(
+        same_form(q, c) for c in candidate.names)
+        for q in query.names) if best >= 1.0 else False
+    if person and not exact and surname_disagrees(query.names, candidate.names):
+        score, level = min(score, config.ambiguity_threshold - 0.01), "different surname"
+    elif person and not exact and _conflicting_names(query.names, candidate.names):
         # one of the candidate's full names is a different person's name to this mention
         # (Alexander vs an alias Alexandra): never a merge on a nickname bridge
         score, level = min(score, config.ambiguity_threshold - 0.01), "conflicting name"
@@ -274,9 +305,6 @@ def score_candidate(config: ResolutionConfig, query: MentionQuery,
         score, level = max(score, config.auto_threshold), "identifier"
     elif verdict is False:
         score, level = min(score, config.ambiguity_threshold - 0.01), "different identifier"
-    own = candidate.normalized or tuple(normalize_name(c) for c in candidate.names)
-    exact = any(normalize_name(q) in own or any(
-        same_form(q, c) for c in candidate.names) for q in query.names) if best >= 1.0 else False
     return ScoredCandidate(candidate.id, candidate.name, candidate.type, round(score, 4),
                            round(best, 4), None if emb is None else round(emb, 4), typ,
                            level, matched, extra, exact)
