@@ -5,8 +5,10 @@ question names; "On what date did the office open?" by one stating a date. When 
 ranked unit holds no such value and a unit a little below it does, that unit answers
 (:func:`typed_first`). Which type a question asks for is :mod:`~knotwork.retrieval.intent`'s
 rule table; what holds it is :func:`~knotwork.retrieval.intent.holds_answer`. The window
-(how far down, how much weaker) is :data:`TYPED_WINDOW` / :data:`TYPED_SHARE`, measured on one
-development corpus and reported on the other (``bench/typed_first.py``).
+(how far down, how much weaker) is :data:`TYPED_WINDOW` / :data:`TYPED_SHARE`: set a priori,
+not fitted. Whether the question is answerable at all stays the answerability model's call on
+the ranking as it was before the swap (local search passes it that ranking), so a typed unit
+found for an unanswerable question does not turn its abstention into an answer.
 
 A question that restates what a document says ("The runbook says X. What does it say as of
 May?") is not answered by X: a unit most of whose terms the question's premise already states
