@@ -10,7 +10,7 @@ _BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(\[@#*-])")
 _ABBREVIATION = re.compile(
     r"(?:^|\s)(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|Inc|Ltd|Co|Corp|vs|etc|e\.g|i\.e|approx|No|Fig)\.$"
 )
-# an initial before a surname ("reported to S. Albrecht"): no sentence ends there
+# an initial before a surname ("reported to K. Varga"): no sentence ends there
 _INITIAL = re.compile(r"(?:^|[\s(])[A-Z]\.$")
 _SURNAME = re.compile(r"^(?:[A-Z]\.(?:\s|$)|[A-Z][a-z\u00c0-\u024f'’-]+\b(?![:]))")
 # capitalised words that begin sentences rather than surnames
