@@ -45,6 +45,7 @@ from knotwork.retrieval.tech_stack import is_home_company
 from knotwork.retrieval.temporal_question import held_then, undated_when, when_note
 from knotwork.retrieval.time_constraint import TimeConstraint, resolve_event
 from knotwork.retrieval.time_fit import answer_time, time_bonus
+from knotwork.retrieval.typed_first import typed_first
 from knotwork.retrieval.typed_support import unsupported_relation, unsupported_title
 from knotwork.retrieval.vector_cache import embed_cached
 from knotwork.runtime import Runtime
@@ -288,6 +289,7 @@ class LocalSearch:
                                reasoning_trace=trace), None
         missing = uncovered_terms(question, seeds, pool)
         why: str | None = None
+        before: list[Unit] | None = None
         if ranked and missing and not analyze(question).types and \
                 ranked[0].parts.get("semantic", 0.0) < cfg.uncovered_semantic_guard and \
                 len(missing) > cfg.uncovered_share * len(focus_terms(question, seeds)):
@@ -304,6 +306,10 @@ class LocalSearch:
                                 or reason_first(question, [(u.display or u.text, u.context, u.score)
                                                            for u in ranked])):
                 ranked.insert(0, ranked.pop(k))  # "What database …" / "Why …": names one
+            if why is None and (k := typed_first(question, ranked, self.anchors(question),
+                                                 self.find_by_keys)):
+                before = list(ranked)  # answerability is judged on the ranking as it was
+                ranked.insert(0, ranked.pop(k))
         if why is not None:
             trace.append(f"abstained: {why}")
             return QueryResult(answer=NO_ANSWER, citations=[], confidence=0.1, mode_used=mode,
@@ -314,21 +320,8 @@ class LocalSearch:
             return QueryResult(answer=NO_ANSWER, citations=[], confidence=round(min(0.2, max(best, 0.0)), 3),
                                mode_used=mode, context="", reasoning_trace=trace), None
         top = ranked[0]
-        chosen = [top]
         opened = open_question(question)
-        units, cutoff = (cfg.open_answer_units, cfg.open_answer_relative_cutoff) if opened \
-            else (cfg.answer_units, cfg.answer_relative_cutoff)
-        words = len((top.display or top.text).split())
-        for u in ranked[1 : units * 2 + 2]:
-            if len(chosen) >= units or u.score < top.score * cutoff:
-                break
-            if u.parts.get("time", 0.0) < 0 <= top.parts.get("time", 0.0):
-                continue  # not of the time asked for
-            if opened and words >= cfg.open_answer_words:
-                break
-            if all(overlap(u.text, c.text) < 0.5 for c in chosen):
-                chosen.append(u)
-                words += len((u.display or u.text).split())
+        chosen = _choose(ranked, cfg, opened)
         if opened and len(chosen) > 1:
             trace.append(f"open question ({opened}): {len(chosen)} sentences")
         if undated_when(question, [u.display or u.text for u in chosen],
@@ -357,7 +350,8 @@ class LocalSearch:
         context = self._context(seeds, ranked, resolver, max_context_tokens)
         confidence = round(max(0.0, min(1.0, top.score)), 3)
         trace.append(f"answer from {'fact' if top.fact else 'source sentence'} (score {top.score:.2f})")
-        support = measure(question, ranked, chosen, self.anchors(question), focus_terms(question, seeds),
+        support = measure(question, before or ranked, _choose(before, cfg, opened) if before else chosen,
+                          self.anchors(question), focus_terms(question, seeds),
                           term_set(*(x for u in pool for x in (u.text, u.context))),
                           top.fact is not None and top.fact.type in analyze(question).types,
                           self.find_by_keys)
@@ -442,6 +436,26 @@ class LocalSearch:
                 if not add(f"[{doc.source_system}:{doc.source_id}] {doc.title}\n{chunk.content}"):
                     break
         return "\n".join(parts)
+
+
+def _choose(ranked: list[Unit], cfg: LocalSearchConfig, opened: str | None) -> list[Unit]:
+    """The best unit and the next ones close to it (not of another time, not repeating one)."""
+    top = ranked[0]
+    chosen = [top]
+    units, cutoff = (cfg.open_answer_units, cfg.open_answer_relative_cutoff) if opened \
+        else (cfg.answer_units, cfg.answer_relative_cutoff)
+    words = len((top.display or top.text).split())
+    for u in ranked[1 : units * 2 + 2]:
+        if len(chosen) >= units or u.score < top.score * cutoff:
+            break
+        if u.parts.get("time", 0.0) < 0 <= top.parts.get("time", 0.0):
+            continue  # not of the time asked for
+        if opened and words >= cfg.open_answer_words:
+            break
+        if all(overlap(u.text, c.text) < 0.5 for c in chosen):
+            chosen.append(u)
+            words += len((u.display or u.text).split())
+    return chosen
 
 
 _WHO = re.compile(r"^\s*(?:who|whom|whose)\b", re.IGNORECASE)

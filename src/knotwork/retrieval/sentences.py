@@ -10,6 +10,24 @@ _BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(\[@#*-])")
 _ABBREVIATION = re.compile(
     r"(?:^|\s)(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|Inc|Ltd|Co|Corp|vs|etc|e\.g|i\.e|approx|No|Fig)\.$"
 )
+# an initial before a surname ("reported to K. Varga"): no sentence ends there
+_INITIAL = re.compile(r"(?:^|[\s(])[A-Z]\.$")
+_SURNAME = re.compile(r"^(?:[A-Z]\.(?:\s|$)|[A-Z][a-z\u00c0-\u024f'’-]+\b(?![:]))")
+# capitalised words that begin sentences rather than surnames
+_STARTERS = frozenset(
+    re.findall(
+        r"\w+",
+        "the a an this that these those then there here it its he she they we i you our my "
+        "his her their but and or so yet also now next after before when while if as in on at for from "
+        "to with by of no not all some each every one two see note please thanks thank yes ok",
+    )
+)
+
+
+def _initial_then_surname(before: str, piece: str) -> bool:
+    if not (_INITIAL.search(before) and _SURNAME.match(piece)):
+        return False
+    return piece.split(maxsplit=1)[0].rstrip(".,;:!?").lower() not in _STARTERS
 
 
 def split_sentences(text: str) -> list[str]:
@@ -26,7 +44,9 @@ def split_sentences(text: str) -> list[str]:
         pieces = [p.strip() for p in _BOUNDARY.split(line) if p.strip()]
         merged: list[str] = []
         for piece in pieces:
-            if merged and _ABBREVIATION.search(merged[-1]):
+            if merged and (
+                _ABBREVIATION.search(merged[-1]) or _initial_then_surname(merged[-1], piece)
+            ):
                 merged[-1] = f"{merged[-1]} {piece}"
             else:
                 merged.append(piece)
