@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
 
-from knotwork.domain.models import DERIVED_METHODS, Entity, EntityType, Fact, QueryMode, QueryResult
+from knotwork.domain.models import DERIVED_METHODS, Entity, EntityType, QueryMode, QueryResult
 from knotwork.domain.ports import Collection
 from knotwork.domain.timeutil import holds_at, to_iso, utcnow
 from knotwork.ingestion.chunking import count_tokens
@@ -33,7 +32,7 @@ from knotwork.retrieval.evidence_text import (
     sentences,
 )
 from knotwork.retrieval.hints import hint_bonus
-from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, overlap, term_set, terms
+from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, term_set, terms
 from knotwork.retrieval.open_questions import open_question, without_question_verb
 from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase, unshadowed
 from knotwork.retrieval.reasons import duration_bonus, reason_bonus, reason_first
@@ -47,26 +46,11 @@ from knotwork.retrieval.time_constraint import TimeConstraint, resolve_event
 from knotwork.retrieval.time_fit import answer_time, time_bonus
 from knotwork.retrieval.typed_first import typed_first
 from knotwork.retrieval.typed_support import unsupported_relation, unsupported_title
+from knotwork.retrieval.units import Unit, choose, dedupe, recency_bonus, with_follow_ups
 from knotwork.retrieval.vector_cache import embed_cached
 from knotwork.runtime import Runtime
 
 NO_ANSWER = "I could not find support for this in the knowledge graph."
-
-
-@dataclass
-class Unit:
-    """A candidate piece of evidence: a fact or a sentence of a source chunk."""
-
-    text: str
-    chunk_ids: list[str]
-    fact: Fact | None = None
-    bonus: float = 0.0
-    context: str = ""  # document title, section heading, speaker: scored, never shown
-    display: str = ""  # what an answer shows, when it differs from the scored text
-    time: datetime | None = None
-    score: float = 0.0
-    parts: dict[str, float] = field(default_factory=dict)
-    cosine: float | None = None  # to the question, when the vector store already gave it
 
 
 class LocalSearch:
@@ -221,7 +205,7 @@ class LocalSearch:
                                                 [u.context for u in units])
         for u, lex, ctx in zip(units, lexical, in_context, strict=True):
             u.parts["lexical"] = max(lex, cfg.weight_context * ctx + (1 - cfg.weight_context) * lex)
-        _recency_bonus(units, cfg.bonus_recency)
+        recency_bonus(units, cfg.bonus_recency)
         shortlist = sorted(units, key=lambda u: -(u.parts["lexical"] + u.bonus))[: cfg.max_units_scored]
         todo = [u for u in shortlist if u.cosine is None or u.context.strip()]
         texts = [scored_text(u.text, u.context) for u in todo]
@@ -267,7 +251,7 @@ class LocalSearch:
                                  and when.kind in ("dated", "past", "event"))
         hint_bonus(question, seeds, facts, self._cfg)
         self._answer_kind_bonus(question, seeds, facts)
-        pool = _dedupe(facts + self._sentence_units(qvec, facts, seeds, as_of))
+        pool = dedupe(facts + self._sentence_units(qvec, facts, seeds, as_of))
         time_trace = self._time_term(when, pool, facts, now)
         reason_bonus(question, pool, cfg.bonus_reason)
         duration_bonus(question, pool, cfg.bonus_reason)
@@ -321,7 +305,7 @@ class LocalSearch:
                                mode_used=mode, context="", reasoning_trace=trace), None
         top = ranked[0]
         opened = open_question(question)
-        chosen = _choose(ranked, cfg, opened)
+        chosen = choose(ranked, cfg, opened)
         if opened and len(chosen) > 1:
             trace.append(f"open question ({opened}): {len(chosen)} sentences")
         if undated_when(question, [u.display or u.text for u in chosen],
@@ -334,7 +318,7 @@ class LocalSearch:
             trace.append(f"listed {len(siblings)} more facts of the same relation")
         # siblings are found against the chosen units themselves (so none repeats one); then a
         # chosen unit may show with its next sentence, for "who …" even from a weaker pair
-        chosen = _with_follow_ups(chosen, ranked[: cfg.max_units_scored],
+        chosen = with_follow_ups(chosen, ranked[: cfg.max_units_scored],
                                   cfg.follow_up_cutoff_who if _WHO.match(question)
                                   else cfg.answer_relative_cutoff) + siblings
         answer = spell_out_acronyms(join_answer([u.display or u.text for u in chosen]),
@@ -350,7 +334,7 @@ class LocalSearch:
         context = self._context(seeds, ranked, resolver, max_context_tokens)
         confidence = round(max(0.0, min(1.0, top.score)), 3)
         trace.append(f"answer from {'fact' if top.fact else 'source sentence'} (score {top.score:.2f})")
-        support = measure(question, before or ranked, _choose(before, cfg, opened) if before else chosen,
+        support = measure(question, before or ranked, choose(before, cfg, opened) if before else chosen,
                           self.anchors(question), focus_terms(question, seeds),
                           term_set(*(x for u in pool for x in (u.text, u.context))),
                           top.fact is not None and top.fact.type in analyze(question).types,
@@ -438,39 +422,7 @@ class LocalSearch:
         return "\n".join(parts)
 
 
-def _choose(ranked: list[Unit], cfg: LocalSearchConfig, opened: str | None) -> list[Unit]:
-    """The best unit and the next ones close to it (not of another time, not repeating one)."""
-    top = ranked[0]
-    chosen = [top]
-    units, cutoff = (cfg.open_answer_units, cfg.open_answer_relative_cutoff) if opened \
-        else (cfg.answer_units, cfg.answer_relative_cutoff)
-    words = len((top.display or top.text).split())
-    for u in ranked[1 : units * 2 + 2]:
-        if len(chosen) >= units or u.score < top.score * cutoff:
-            break
-        if u.parts.get("time", 0.0) < 0 <= top.parts.get("time", 0.0):
-            continue  # not of the time asked for
-        if opened and words >= cfg.open_answer_words:
-            break
-        if all(overlap(u.text, c.text) < 0.5 for c in chosen):
-            chosen.append(u)
-            words += len((u.display or u.text).split())
-    return chosen
-
-
 _WHO = re.compile(r"^\s*(?:who|whom|whose)\b", re.IGNORECASE)
-
-
-def _with_follow_ups(chosen: list[Unit], ranked: list[Unit], cutoff: float) -> list[Unit]:
-    """Each chosen sentence, or its pair with the follow-up sentence when that pair scored
-    nearly as well: "Lighthouse moves to Snowflake." → "… Decided by Hannah Björk."."""
-    out: list[Unit] = []
-    for unit in chosen:
-        pair = next((p for p in ranked if p is not unit and p.fact is None
-                     and unit.text.rstrip(".") in p.text and p.score >= unit.score * cutoff
-                     and len(p.text) > len(unit.text)), None)
-        out.append(pair if pair is not None and all(pair is not o for o in out) else unit)
-    return out
 
 
 def question_keys(question: str) -> dict[str, str]:
@@ -486,27 +438,3 @@ def question_keys(question: str) -> dict[str, str]:
                 if n == 1:
                     keys.setdefault(f"first:{key}", surface)
     return keys
-
-
-def _recency_bonus(units: list[Unit], bonus: float) -> None:
-    """Newer evidence wins close calls: up to ``bonus`` for the newest unit."""
-    times = [u.time.timestamp() for u in units if u.time is not None]
-    if len(times) < 2 or max(times) == min(times):
-        return
-    low, span = min(times), max(times) - min(times)
-    for u in units:
-        if u.time is not None:
-            u.bonus += bonus * (u.time.timestamp() - low) / span
-
-
-def _dedupe(units: list[Unit]) -> list[Unit]:
-    """Facts first: a source sentence already stated as a fact adds nothing."""
-    seen: dict[str, Unit] = {}
-    for u in units:
-        key = re.sub(r"\W+", " ", u.text.lower()).strip()
-        if key not in seen:
-            seen[key] = u
-        else:
-            seen[key].bonus = max(seen[key].bonus, u.bonus)
-    return list(seen.values())
-
