@@ -16,9 +16,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 import knotwork
-from knotwork.retrieval.config import GlobalSearchConfig
 from knotwork.core import Knotwork
 from knotwork.domain.models import QueryMode, QueryResult
+from knotwork.retrieval.config import GlobalSearchConfig
 from knotwork.services.api.app import create_app
 from knotwork.settings import Settings
 
@@ -153,7 +153,7 @@ def test_auto_routes_by_the_question(kw: Knotwork, risks: QueryResult, question:
     ("When will Jenkins be shut down?", QueryMode.LOCAL),
     ("What is the capital of Peru?", QueryMode.LOCAL),  # unknown: local search abstains
     ("What decisions were made?", QueryMode.GLOBAL),
-    ("Summarize the Billing Service outage", QueryMode.LOCAL),  # a summary of a named thing
+    ("Summarize the Billing Service outage", QueryMode.GLOBAL),  # an account of a named thing
     (TWO_PARTS, QueryMode.DRIFT),  # answered end to end in the DRIFT test above
     ("Who leads Project Atlas and the Platform Team?", QueryMode.DRIFT),
 ])

@@ -34,9 +34,9 @@ from knotwork.domain.ports import CacheLayer, Collection, DocumentStore
 from knotwork.domain.timeutil import holds_at
 from knotwork.ingestion.chunking import count_tokens
 from knotwork.retrieval.citations import CitationResolver
-from knotwork.retrieval.global_compose import compose
 from knotwork.retrieval.community_index import CommunityIndex, community_index
 from knotwork.retrieval.config import GlobalSearchConfig
+from knotwork.retrieval.global_compose import compose
 from knotwork.retrieval.global_rank import (
     Candidate,
     expand_query,
@@ -264,8 +264,7 @@ class GlobalSearch:
         items: list[Candidate] = []
         for episode in self._rt.graph.get_episodes(group, top):
             if as_of is None or episode.valid_at <= as_of:
-                for c in self._sentences(episode, home.get(episode.id, best), prior, seen):
-                    items.append(c)
+                items.extend(self._sentences(episode, home.get(episode.id, best), prior, seen))
         out[RETRIEVED] = items
         return out
 
@@ -286,7 +285,6 @@ class GlobalSearch:
     def _community_candidates(self, community: Community, facts: dict[str, Fact],
                               episodes: Sequence[Episode], prior: dict[str, float],
                               seen: set[str], as_of: datetime | None) -> list[Candidate]:
-        cfg = self._cfg
         items: list[Candidate] = []
         for fact_id in community.key_facts:
             fact = facts.get(fact_id)
