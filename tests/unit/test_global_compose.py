@@ -49,9 +49,3 @@ def test_the_questions_own_names_count_less_than_new_ones() -> None:
     chosen = compose([echo, new], "Summarise Project Kite.", budget_words=120, max_points=1)
     assert chosen == [new]
 
-
-def test_a_theme_line_of_names_gains_nothing_from_its_names() -> None:
-    theme = Candidate(text="Oslo, Ana Berg & Ivo Lund: Oslo, Ops, Jenkins, Kite.", community_id="c1",
-                      chunk_ids=["ch"], score=0.5, theme=True)
-    fact = _point("Build queues exceeded 30 minutes twice in May.", 0.5)
-    assert compose([theme, fact], "What are the risks?", 120, 1) == [fact]

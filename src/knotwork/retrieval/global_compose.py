@@ -49,10 +49,7 @@ def words(text: str) -> int:
 
 
 def gain(point: Candidate, said: set[str], asked: set[str]) -> float:
-    """The new specifics a point adds, per square root of its length in words; none for a
-    community's theme line (its names label the community, they state nothing)."""
-    if point.theme:
-        return 0.0
+    """The new specifics a point adds, per square root of its length in words."""
     new = specifics(point.text) - said
     weight = sum(QUESTION_TOKEN_WEIGHT if s in asked else 1.0 for s in new)
     return weight / math.sqrt(max(words(point.text), MIN_WORDS))
