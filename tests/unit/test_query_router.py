@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from knotwork.domain.models import QueryMode
-from knotwork.retrieval.router import asks_for_themes, broad_topic, route, split_parts
+from knotwork.retrieval.router import (
+    ACCOUNT_CUE,
+    account_cue,
+    asks_for_themes,
+    broad_topic,
+    route,
+    split_parts,
+)
 
 ATLAS = ["Project Atlas"]
 
@@ -98,9 +105,42 @@ def test_themes_wording() -> None:
     assert not asks_for_themes("Who leads Project Atlas?")
 
 
-def test_a_summary_of_a_named_thing_goes_local_and_of_everything_global() -> None:
+def test_a_summary_of_a_named_thing_is_an_account_and_goes_global() -> None:
     named = route("Summarise the Osprey migration from design to cutover.", ["Osprey"])
-    assert named.mode is QueryMode.LOCAL
+    assert named.mode is QueryMode.GLOBAL and named.reason.startswith(ACCOUNT_CUE)
     assert route("Summarise the Osprey migration.", []).mode is QueryMode.GLOBAL
     # the other corpus-wide cues stay global even when an entity is named
     assert route("What are the main risks across Osprey?", ["Osprey"]).mode is QueryMode.GLOBAL
+
+
+@pytest.mark.parametrize("question", [
+    "Describe the Heron office move.",
+    "How did the Platform Team change between March 2023 and June 2024?",
+    "What happened in OUT-77 and what changed as a result?",
+    "How does the Support group handle escalations?",
+    "What roles do our three vendors play?",
+    "What lessons did the Heron launch leave?",
+    "Why and how did we leave Dublin?",
+    "What has Heron Ltd done to get ready for the audit?",
+    "What were the main security milestones in 2024?",
+    "Summarize the history of Project Wren.",
+])
+def test_an_account_of_named_things_goes_global(question: str) -> None:
+    decision = route(question, ["Heron", "Platform Team", "Project Wren", "Heron Ltd"])
+    assert account_cue(question) is not None
+    assert decision.mode is QueryMode.GLOBAL
+
+
+@pytest.mark.parametrize("question", [
+    "Who leads Project Wren?",
+    "When did the Platform Team move to Dublin?",
+    "What caused OUT-77, and how was it mitigated?",
+    "Which team owns the Billing Service, and who leads it?",
+    "How many people work in the Heron office?",
+])
+def test_specific_questions_are_no_accounts(question: str) -> None:
+    assert account_cue(question) is None
+
+
+def test_an_account_of_an_unknown_name_is_not_routed_as_one() -> None:
+    assert route("Describe Project Zephyr.", [], ["Project Zephyr"]).mode is QueryMode.LOCAL

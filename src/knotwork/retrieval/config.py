@@ -83,7 +83,14 @@ class GlobalSearchConfig(BaseModel):
     bonus_theme: float = 0.15  # community titles, when the question asks for themes
     min_informative_terms: int = 5
     min_point_terms: int = 4
-    max_key_points: int = 6
+    max_key_points: int = 8  # the answer's key points at most
+    pool_points: int = 24  # the reduce step's output: the pool the answer is composed from
+    answer_words: int = 120  # the composed answer's budget (then it stops adding points)
+    density_weight: float = 0.25  # relevance × (1 + this × new specifics per √word)
+    retrieved_chunks: int = 16  # the question's best chunks read besides the communities'
+    broad_entity_chunks: int = 40  # a named entity in this many chunks is too broad to match on
+    named_chunks: int = 6  # chunks read per entity the question names (most mentions first)
+    retrieved_candidates: int = 40  # of those chunks' sentences, embedded and scored
     relative_cutoff: float = 0.6  # a key point scores at least this share of the best
     min_point_score: float = 0.2
     citations: int = 8

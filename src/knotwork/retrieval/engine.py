@@ -29,7 +29,7 @@ from knotwork.retrieval.incidents import incident_answer
 from knotwork.retrieval.local import NO_ANSWER, LocalSearch
 from knotwork.retrieval.options import QueryOptions
 from knotwork.retrieval.question import wrong_surnames
-from knotwork.retrieval.router import Route, route, split_parts
+from knotwork.retrieval.router import ACCOUNT_CUE, Route, route, split_parts
 from knotwork.retrieval.sections import section_answer
 from knotwork.retrieval.support import abstain, evidence_of, unsupported
 from knotwork.retrieval.tech_stack import home_stack
@@ -83,16 +83,20 @@ class QueryEngine:
                    and not any(n.lower() in w.lower() or w.lower() in n.lower() for w in known)]
         return route(question, known, unknown)
 
-    def _check_support(self, question: str, result: QueryResult) -> QueryResult:
-        """Community answers abstain like local ones: unknown names, unmentioned focus terms."""
+    def _check_support(self, question: str, result: QueryResult,
+                       account: bool = False) -> QueryResult:
+        """Community answers abstain like local ones: unknown names, unmentioned focus terms.
+        An ``account`` of known named things is framed in words its pages need not use ("the
+        milestones", "prepare for"): its support is the named things themselves."""
         named = self.local_search.named_in(question)
+        share = 1.0 if account and named else None
         keys = {k for _, e in named for k in e.name_keys}
         known = [w for w, _ in named]
         unknown = [n for n in self.local_search.question_names(question, known)
                    if normalize_name(n) not in keys
                    and not any(n.lower() in w.lower() or w.lower() in n.lower() for w in known)]
         why = unsupported(question, [e for _, e in named], unknown, evidence_of(result),
-                          self.local_search.config.uncovered_share)
+                          self.local_search.config.uncovered_share if share is None else share)
         return abstain(result, why) if why else result
 
     def aggregate(self, question: str, *, as_of: datetime | None) -> QueryResult | None:
@@ -145,8 +149,9 @@ class QueryEngine:
 
     def global_(self, question: str, *, as_of: datetime | None, max_context_tokens: int,
                 community_level: int | None = None, top_k: int | None = None) -> QueryResult:
+        named = [e.id for _, e in self.local_search.named_in(question)]
         result = self.global_search.run(question, level=community_level, top_k=top_k, as_of=as_of,
-                                        max_context_tokens=max_context_tokens)
+                                        max_context_tokens=max_context_tokens, entity_ids=named)
         if result is not None:
             return result
         local = self.local(question, as_of=as_of, max_context_tokens=max_context_tokens)
@@ -271,7 +276,8 @@ class QueryEngine:
             result = self.local(question, as_of=as_of, max_context_tokens=budget,
                                 seed_entity_ids=options.seed_entity_ids, calibrated=True)
         if result.mode_used in (QueryMode.GLOBAL, QueryMode.DRIFT) and result.answer != NO_ANSWER:
-            result = self._check_support(question, result)
+            account = routed is not None and routed.reason.startswith(ACCOUNT_CUE)
+            result = self._check_support(question, result, account)
         if routed is not None:
             result.reasoning_trace.insert(0, f"auto: {routed.mode.value} ({routed.reason})")
         return result, True

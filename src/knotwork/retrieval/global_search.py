@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -35,6 +36,7 @@ from knotwork.ingestion.chunking import count_tokens
 from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.community_index import CommunityIndex, community_index
 from knotwork.retrieval.config import GlobalSearchConfig
+from knotwork.retrieval.global_compose import compose
 from knotwork.retrieval.global_rank import (
     Candidate,
     expand_query,
@@ -53,6 +55,7 @@ from knotwork.runtime import Runtime
 
 _COMMUNITIES: TypeAdapter[list[Community]] = TypeAdapter(list[Community])
 
+RETRIEVED = ""  # the candidates of the question's best chunks, apart from any community
 NO_GLOBAL_ANSWER = "I could not find support for this in the community reports."
 CHUNK_PRIOR_LIMIT = 50  # chunks scored by the vector search (a cheap prior for sentences)
 
@@ -68,11 +71,13 @@ class GlobalOutcome:
     points: list[Candidate] = field(default_factory=list)
     names: dict[str, str] = field(default_factory=dict)  # community id -> title
     trace: list[str] = field(default_factory=list)
+    pool: list[Candidate] = field(default_factory=list)  # ranked points the answer left out
 
     def key_points(self) -> list[KeyPoint]:
+        """The answer's key points, then the rest of the ranked pool."""
         return [KeyPoint(text=p.text, score=round(p.score, 4), community_id=p.community_id,
                          community=self.names.get(p.community_id, ""), chunk_ids=p.chunk_ids,
-                         fact_id=p.fact_id) for p in self.points]
+                         fact_id=p.fact_id) for p in [*self.points, *self.pool]]
 
 
 class GlobalSearch:
@@ -134,7 +139,9 @@ class GlobalSearch:
                 for cid in set(vector) | set(lexical)}
 
     def search(self, question: str, *, level: int | None = None, top_k: int | None = None,
-               as_of: datetime | None = None, max_points: int | None = None) -> GlobalOutcome:
+               as_of: datetime | None = None, max_points: int | None = None,
+               entity_ids: Sequence[str] = ()) -> GlobalOutcome:
+        """``entity_ids``: the known entities the question names (their chunks are read)."""
         cfg = self._cfg
         trace: list[str] = []
         index = self._index(trace)
@@ -169,25 +176,52 @@ class GlobalSearch:
         if not chosen:
             return outcome
         themes = asks_for_themes(question)
-        focus = topic_focus(question)
-        candidates = self._candidates(qvec, [c for c, _ in chosen], as_of)
+        # the analyst topic of a question about named things is its framing ("what changed
+        # afterwards"), not a kind of thing to list: their sentences are not held off-topic
+        focus = topic_focus(question) if not entity_ids else topic_focus("")
+        question = self._without_broad_names(question, entity_ids)
+        candidates = self._candidates(qvec, [c for c, _ in chosen], as_of, entity_ids)
         mapped: list[Candidate] = []
         per_community = min(cfg.candidates_per_community,
                             max(cfg.points_per_community + 1, cfg.max_candidates // len(chosen)))
         shortlists = [prefilter(question, candidates.get(c.id, []), per_community, cfg, themes)
                       for c, _ in chosen]
+        # the question's own best passages, whichever community they fell in, weighed as
+        # the best community is: "summarise X" is answered from X's pages first
+        groups = [*chosen, (chosen[0][0], chosen[0][1])]
+        shortlists.append(prefilter(question, candidates.get(RETRIEVED, []),
+                                    cfg.retrieved_candidates, cfg, themes))
         texts = list(dict.fromkeys(c.text for short in shortlists for c in short))
         vectors = dict(zip(texts, embed_cached(self._rt.embedder, texts), strict=True))
-        for (community, score), short in zip(chosen, shortlists, strict=True):
+        for (community, score), short in zip(groups, shortlists, strict=True):
             semantic = [sum(a * b for a, b in zip(qvec, vectors[c.text], strict=True)) for c in short]
             score_points(short, semantic, score, cfg, themes)
             focus_points(short, focus)
             mapped.extend(map_community(short, cfg))
-        outcome.points = reduce_points(mapped, cfg, max_points)
+        pool = reduce_points(mapped, cfg, cfg.pool_points)
+        outcome.points = compose(pool, question, cfg.answer_words,
+                                 max_points or cfg.max_key_points, cfg.density_weight)
+        outcome.pool = [p for p in pool if p not in outcome.points]
         trace.append(f"map: {len(texts)} candidate points scored, {len(mapped)} kept; "
                      f"reduce: {len(outcome.points)} key points"
                      + (f" (best {outcome.points[0].score:.2f})" if outcome.points else ""))
         return outcome
+
+    def _without_broad_names(self, question: str, entity_ids: Sequence[str]) -> str:
+        """The question for lexical scoring, without the names of entities mentioned in at least
+        ``broad_entity_chunks`` chunks (the organisation itself): every sentence naming it
+        matched the question as well as the ones about what it asks."""
+        cap = self._cfg.broad_entity_chunks
+        broad = [e for e in dict.fromkeys(entity_ids)
+                 if len(self._rt.documents.chunks_mentioning(self._group, [e], cap)) >= cap]
+        if not broad:
+            return question
+        names = sorted({n for e in self._rt.graph.get_entities(self._group, broad)
+                        for n in (e.name, *e.aliases) if len(n) > 2}, key=len, reverse=True)
+        pattern = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(n) for n in names)
+                             + r")(?:['’]s)?(?!\w)", re.IGNORECASE)
+        stripped = " ".join(pattern.sub(" ", question).split())
+        return stripped if len(stripped.split()) >= 2 else question
 
     def _fresh(self, ranked: Sequence[tuple[Community, float]]) -> list[tuple[Community, float]]:
         """The chosen communities as the graph has them now (the index may lag a summary
@@ -200,7 +234,8 @@ class GlobalSearch:
         return out
 
     def _candidates(self, qvec: Sequence[float], communities: Sequence[Community],
-                    as_of: datetime | None) -> dict[str, list[Candidate]]:
+                    as_of: datetime | None, entity_ids: Sequence[str] = ()
+                    ) -> dict[str, list[Candidate]]:
         """Per community: key facts, source sentences, the theme; each text in one community.
         Facts and source chunks of all communities are read in one call each."""
         cfg, group = self._cfg, self._group
@@ -217,14 +252,39 @@ class GlobalSearch:
         episodes = {e.id: e for e in self._rt.graph.get_episodes(
             group, list(dict.fromkeys(i for ids in sources.values() for i in ids)))}
         seen: set[str] = set()
-        return {c.id: self._community_candidates(
+        out = {c.id: self._community_candidates(
             c, facts, [episodes[i] for i in sources[c.id] if i in episodes], prior, seen, as_of)
             for c in communities}
+        top = sorted(prior, key=lambda i: -prior[i])[: cfg.retrieved_chunks]
+        named = [i for e in dict.fromkeys(entity_ids)
+                 for i in self._rt.documents.chunks_mentioning(group, [e], cfg.named_chunks)]
+        top = list(dict.fromkeys([*top, *named]))
+        home = {i: c.id for c in reversed(communities) for i in sources[c.id]}
+        best = communities[0].id
+        items: list[Candidate] = []
+        for episode in self._rt.graph.get_episodes(group, top):
+            if as_of is None or episode.valid_at <= as_of:
+                items.extend(self._sentences(episode, home.get(episode.id, best), prior, seen))
+        out[RETRIEVED] = items
+        return out
+
+    def _sentences(self, episode: Episode, community_id: str, prior: dict[str, float],
+                   seen: set[str]) -> list[Candidate]:
+        """The first ``sentences_per_chunk`` sentences of a source chunk, as candidates."""
+        items: list[Candidate] = []
+        kept = 0
+        for raw in split_sentences(episode.content):
+            text = strip_markup(raw)
+            if raw.startswith("#") or len(text) < 12 or kept >= self._cfg.sentences_per_chunk:
+                continue
+            kept += 1
+            _add(items, seen, Candidate(text, community_id, [episode.id], context=episode.name,
+                                        prior=prior.get(episode.id, 0.0)))
+        return items
 
     def _community_candidates(self, community: Community, facts: dict[str, Fact],
                               episodes: Sequence[Episode], prior: dict[str, float],
                               seen: set[str], as_of: datetime | None) -> list[Candidate]:
-        cfg = self._cfg
         items: list[Candidate] = []
         for fact_id in community.key_facts:
             fact = facts.get(fact_id)
@@ -233,16 +293,8 @@ class GlobalSearch:
                     fact.fact, community.id, list(fact.episodes), fact_id=fact.id,
                     prior=max((prior.get(e, 0.0) for e in fact.episodes), default=0.0)))
         for episode in episodes:
-            if as_of is not None and episode.valid_at > as_of:
-                continue
-            kept = 0
-            for raw in split_sentences(episode.content):
-                text = strip_markup(raw)
-                if raw.startswith("#") or len(text) < 12 or kept >= cfg.sentences_per_chunk:
-                    continue
-                kept += 1
-                _add(items, seen, Candidate(text, community.id, [episode.id], context=episode.name,
-                                            prior=prior.get(episode.id, 0.0)))
+            if as_of is None or episode.valid_at <= as_of:
+                items.extend(self._sentences(episode, community.id, prior, seen))
         if community.key_topics and community.citations:
             title = community.name.split(" — ")[0]
             _add(items, seen, Candidate(f"{title}: {', '.join(community.key_topics)}.",
@@ -251,9 +303,11 @@ class GlobalSearch:
 
     # ------------------------------------------------------------------ answer
     def run(self, question: str, *, level: int | None = None, top_k: int | None = None,
-            as_of: datetime | None = None, max_context_tokens: int = 4000) -> QueryResult | None:
+            as_of: datetime | None = None, max_context_tokens: int = 4000,
+            entity_ids: Sequence[str] = ()) -> QueryResult | None:
         """The global answer; None when the tenant has no communities (fall back to local)."""
-        outcome = self.search(question, level=level, top_k=top_k, as_of=as_of)
+        outcome = self.search(question, level=level, top_k=top_k, as_of=as_of,
+                              entity_ids=entity_ids)
         if not outcome.available:
             return None
         return self.to_result(outcome, max_context_tokens)
@@ -279,9 +333,9 @@ class GlobalSearch:
         points = outcome.points
         citations = resolver.resolve([(p.text, p.chunk_ids) for p in points], limit=cfg.citations)
         used = {p.community_id for p in points}
-        header = (f"Key points from {len(used)} of {len(outcome.communities)} communities "
-                  f"(level {outcome.level}):")
-        answer = "\n".join([header, *(f"- {as_sentence(p.text)}" for p in points)])
+        trace.append(f"key points from {len(used)} of {len(outcome.communities)} communities "
+                     f"(level {outcome.level})")
+        answer = "\n".join(as_sentence(p.text) for p in points)
         top = points[: min(3, len(points))]
         confidence = round(max(0.0, min(1.0, sum(p.score for p in top) / len(top))), 3)
         trace.append(f"answer: {len(points)} key points, {len(citations)} citations")
