@@ -21,9 +21,26 @@ class LooseCli(Cli):
                                 "KNOTWORK_RESOLUTION_AMBIGUITY_THRESHOLD": "0.65"}
 
 
+class StrictCli(Cli):
+    """A tenant whose match threshold is stricter than any score (a strict calibration): two
+    spellings of a company stay two entities until the threshold is loosened. (People are a
+    poor example now: a typo twin is merged by the consolidation pass whatever the thresholds,
+    and a different surname never is.)"""
+
+    def env(self) -> dict[str, str]:
+        return super().env() | {"KNOTWORK_RESOLUTION_MATCH_THRESHOLD": "0.995",
+                                "KNOTWORK_RESOLUTION_AMBIGUITY_THRESHOLD": "0.99",
+                                "KNOTWORK_RESOLUTION_AUTO_THRESHOLD": "0.999"}
+
+
 @pytest.fixture
 def cli(tmp_path: Path, falkordb_url: str) -> Cli:
     return Cli(tmp_path / "data", falkordb_url)
+
+
+@pytest.fixture
+def strict(tmp_path: Path, falkordb_url: str) -> Cli:
+    return StrictCli(tmp_path / "data", falkordb_url)
 
 
 def test_calibrate_prints_precision_recall_and_rejects_bad_files(cli: Cli, tmp_path: Path) -> None:
@@ -39,32 +56,34 @@ def test_calibrate_prints_precision_recall_and_rejects_bad_files(cli: Cli, tmp_p
     assert "'same' must be 0 or 1" in proc.stderr
 
 
-def test_reresolve_merges_after_a_threshold_change_and_unmerge_undoes_it(cli: Cli) -> None:
-    cli.run("episode", "add", "Jonathan Reyes leads the Payments Team.", "--source", "text")
-    cli.run("episode", "add", "Jonathan Reyna maintains the Billing Service.", "--source", "text")
+def test_reresolve_merges_after_a_threshold_change_and_unmerge_undoes_it(strict: Cli) -> None:
+    cli = strict
+    cli.run("episode", "add", "Harbor Analytics signed the contract with TechCorp.", "--source", "text")
+    cli.run("episode", "add", "Harbour Analytics Ltd opened an office in Lisbon.", "--source", "text")
     names = {e["name"] for e in cli.export()["entities"]}
-    assert {"Jonathan Reyes", "Jonathan Reyna"} <= names  # below the default match threshold
+    assert {"Harbor Analytics", "Harbour Analytics Ltd"} <= names  # below the strict threshold
 
     dry = cli.json("entities", "reresolve", "--dry-run", "--json")
     assert dry["merges"] == []
     loose = LooseCli(cli.data_dir, cli.falkordb_url, group=cli.group)
     report = loose.json("entities", "reresolve", "--json")
     [merge] = report["merges"]
-    assert {merge["target"], merge["source"]} == {"Jonathan Reyes", "Jonathan Reyna"}
+    assert {merge["target"], merge["source"]} == {"Harbor Analytics", "Harbour Analytics Ltd"}
     after = {e["name"] for e in cli.export()["entities"]}
-    assert len(after & {"Jonathan Reyes", "Jonathan Reyna"}) == 1
+    assert len(after & {"Harbor Analytics", "Harbour Analytics Ltd"}) == 1
 
     undone = json.loads(cli.run("entities", "unmerge", merge["merge_id"]).stdout)
     assert undone["restored"] == [merge["source_id"]]
-    assert {"Jonathan Reyes", "Jonathan Reyna"} <= {e["name"] for e in cli.export()["entities"]}
+    assert {"Harbor Analytics", "Harbour Analytics Ltd"} <= {e["name"] for e in cli.export()["entities"]}
     again = cli.run("entities", "unmerge", merge["merge_id"], ok=False)
     assert again.returncode == 2 and "already undone" in again.stderr
     assert cli.json("entities", "review", "--json") == []
 
 
-def test_split_moves_a_form_and_undo_puts_it_back(cli: Cli) -> None:
-    cli.run("episode", "add", "Ilse Moravec leads the Harbor Team.", "--source", "text")
-    cli.run("episode", "add", "Ilse Moravcova owns the Pricing Engine.", "--source", "text")
+def test_split_moves_a_form_and_undo_puts_it_back(strict: Cli) -> None:
+    cli = strict
+    cli.run("episode", "add", "Acme Robotics signed the contract with TechCorp.", "--source", "text")
+    cli.run("episode", "add", "ACME Robotic Systems opened an office in Lisbon.", "--source", "text")
     people = {e["name"]: e["id"] for e in cli.export()["entities"]}
     loose = LooseCli(cli.data_dir, cli.falkordb_url, group=cli.group)
     [merge] = loose.json("entities", "reresolve", "--json")["merges"]
