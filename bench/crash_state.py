@@ -5,7 +5,8 @@ the vectors (every point's id, payload and vector, rounded) and the SQL tables o
 Ids are deterministic (tenant, source and extraction keys), so two data directories ingested
 under the same tenant name compare id by id. Left out: what records *when* or *how often*
 something was written rather than what is stored (run times, the entity upsert counter, the
-audit log, which a crash legitimately lengthens).
+audit log, which a crash legitimately lengthens); a merge record is compared by what it merged
+(its id and snapshot hold the time it was taken).
 """
 
 from __future__ import annotations
@@ -45,6 +46,11 @@ def _sql(kw: Knotwork, group: str) -> Part:
         if dump.table in _SQL_SKIP:
             continue
         for row in dump.rows:
+            if dump.table == "entity_merges":  # its id and snapshot carry the run's clock
+                merge = {"target_id": row.get("target_id"), "source_ids": row.get("source_ids"),
+                         "actor": row.get("actor"), "undone": row.get("undone_at") is not None}
+                out[f"entity_merges:{_canon(merge)}"] = _canon(merge)
+                continue
             kept = {k: v for k, v in row.items() if k not in _RUN_TIMES
                     and not (k == "created_at" and dump.table in _SQL_ROW_TIMES)}
             out[_row_key(dump.table, kept)] = _canon(kept)
