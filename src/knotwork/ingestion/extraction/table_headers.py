@@ -244,10 +244,10 @@ def table_row_relations(text: str, mentions: Sequence[Mention]) -> list[CellHit]
     return hits
 
 
-# a title that heads the unit of the row: it names the unit ("Head of Payments", "Payments
-# Lead", "Engineering Manager, Payments") or is a bare lead title ("Engineering Manager")
+# a title that heads the unit of the row: it names the unit ("Head of Logistics", "Logistics
+# Lead", "General Manager, Logistics") or is a bare lead title ("Team Lead")
 _TITLE_HEADER = re.compile(r"^(?:role|title|position|job title|job|function)$", re.IGNORECASE)
-# ("Payments Manager" is a function, a manager of payments; "Engineering Manager, Payments" heads)
+# ("Logistics Manager" is a function, a manager of logistics; "General Manager, Logistics" heads)
 _HEAD_WORD = re.compile(r"\b(?:head|lead|leader|director|vp|chief)\b|\b(?:engineering|team|general)\s+manager\b",
                         re.IGNORECASE)
 _BARE_HEAD = re.compile(r"^(?:(?:engineering|team|general|managing)\s+)?(?:manager|lead|leader|head|director)$",
