@@ -113,3 +113,27 @@ def test_short_company_name_site_qualifier_and_hyphenated_given_name() -> None:
                      _e("Harwick HQ", P), _e("Min-ji Sohn"), _e("Min-ji", L))
     assert groups == {"Fernhill Studios": {"Fernhill"}, "Harwick": {"Harwick HQ"},
                       "Min-ji Sohn": {"Min-ji"}}
+
+
+def test_a_lone_pet_form_typed_a_person_joins_the_one_person_whose_given_name_it_shortens() -> None:
+    groups = _groups(_e("Hannelore Quist", evidence=2), _e("Hanni"), _e("Randolph Vane", evidence=2),
+                     _e("Rando"), _e("Evander Pryce", evidence=2), _e("Ev"), _e("Theobald Crane"))
+    assert groups == {"Hannelore Quist": {"Hanni"}, "Randolph Vane": {"Rando"},
+                      "Evander Pryce": {"Ev"}}
+    plan = plan_consolidation([_e("Evander Pryce", evidence=2), _e("Ev")])
+    assert plan[0].rules == ["two_letters"] and set(plan[0].rules) <= set(RULES)
+
+
+def test_a_pet_form_stays_apart_when_ambiguous_mistyped_a_given_name_or_a_surname() -> None:
+    assert _groups(_e("Evander Pryce"), _e("Evelina Stroud"), _e("Ev")) == {}  # two people
+    assert _groups(_e("Evander Pryce"), _e("Ev", L)) == {}  # a place, no table names it
+    assert _groups(_e("Marion Holt"), _e("Mario")) == {}  # a given name of its own, not a pet form
+    assert _groups(_e("Lina Wu"), _e("Liam Stroud"), _e("Li")) == {}  # two people
+    assert _groups(_e("Wei Li"), _e("Lisbeth Brand"), _e("Li")) == {}  # a surname of the tenant
+
+
+def test_initials_of_a_hyphenated_given_name_join_the_one_person_when_no_other_name_has_them() -> None:
+    assert _groups(_e("Mei-Jun Tan", evidence=2), _e("MJ", O)) == {"Mei-Jun Tan": {"MJ"}}
+    assert _groups(_e("Mei-Jun Tan"), _e("Mark Jones"), _e("MJ", O)) == {}  # his initials too
+    assert _groups(_e("Mei-Jun Tan"), _e("Marble Jetty", O), _e("MJ", O)) == {}
+    assert _groups(_e("Mei Tan"), _e("MT", O)) == {}  # no hyphenated given name

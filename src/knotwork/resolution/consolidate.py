@@ -46,7 +46,7 @@ from knotwork.resolution.name_forms import (
 )
 from knotwork.resolution.names import given_similarity, surname_similarity
 from knotwork.resolution.normalize import normalize_name
-from knotwork.resolution.person_forms import given_compatible
+from knotwork.resolution.person_forms import given_compatible, pet_form
 
 if TYPE_CHECKING:
     from knotwork.runtime import Runtime
@@ -66,6 +66,14 @@ RULES: dict[str, str] = {
     "given_name": "a lone given name of exactly one person",
     "nickname": "a nickname (with or without the surname) of exactly one person's given name, "
                 "from the nickname tables or as its first 3-5 letters",
+    "pet_form": "a lone word, typed a person, that is first letters of exactly one person's given "
+                "name plus a diminutive ending, or another short form of it (Hanni of Hannelore)",
+    "pet_o": "a lone word, typed a person and no known given name, that is four or more first "
+             "letters of exactly one person's given name plus 'o' (Rando of Randolph)",
+    "two_letters": "a lone two-letter word, typed a person, that begins exactly one person's "
+                   "given name of four letters or more (Ev of Evander)",
+    "given_initials": "capitals that are the initials of exactly one person's hyphenated given "
+                      "name (MJ of Mei-Jun Tan) and of no other name of the tenant",
     "lone_surname": "a lone surname of exactly one person",
     "same_surname": "one surname, given names one person may carry (a pet form, the end of a "
                     "long given name, one edit) and no other such pair in the family",
@@ -323,6 +331,13 @@ def _short_links(entities: Sequence[Entity], clusters: _Clusters) -> list[Link]:
                 continue
             if ACRONYM.match(raw) and (len(letters) >= 3 or "&" in raw):
                 one(initials.get(letters, ()), e, "acronym")
+                if initials.get(letters):
+                    continue
+            if ACRONYM.match(raw) and raw.isalpha() and 2 <= len(raw) <= 3 \
+                    and not initials.get(letters) and (hit := _given_initials(people, letters)):
+                one(hit, e, "given_initials")
+                continue
+            if ACRONYM.match(raw) and (len(letters) >= 3 or "&" in raw):
                 continue
             if len(toks) >= 2 and all(len(t) == 1 for t in toks[:-1]) and len(toks[-1]) > 1:
                 one((r for r in surname_of.get(toks[-1], ()) if any(
@@ -347,12 +362,32 @@ def _short_links(entities: Sequence[Entity], clusters: _Clusters) -> list[Link]:
                     one(nick | short, e, "nickname")
                 elif t in surname_of and len(t) >= 4 and e.type is EntityType.PERSON:
                     one(surname_of[t], e, "lone_surname")
+                elif e.type is EntityType.PERSON and t not in surname_of:
+                    pets = {(r, rule) for g, roots in given_of.items()
+                            if (rule := pet_form(t, g)) is not None for r in roots}
+                    if len({r for r, _ in pets}) == 1:
+                        one([r for r, _ in pets], e, min(rule for _, rule in pets))
             elif len(toks) == 2 and e.type is EntityType.PERSON and toks[1] in surname_of:
                 formals = nickname_formals(toks[0])
                 one((r for r in surname_of[toks[1]] if any(
                     p.surname == toks[1] and p.given[0] in formals for p in people[r])),
                     e, "nickname")
     return links
+
+
+def _given_initials(people: dict[str, list[FullName]], letters: str) -> set[str]:
+    """The people ``letters`` can stand for when they are the initials of a hyphenated given
+    name; empty when any person's other initials (given and surname) are the same letters."""
+    hyphenated: set[str] = set()
+    for root, names in people.items():
+        for p in names:
+            parts = [w for g in p.given for w in g.split("-") if w]
+            if "".join(w[0] for w in parts) == letters and any("-" in g for g in p.given):
+                hyphenated.add(root)
+            elif "".join(w[0] for w in (*parts, p.surname)) == letters \
+                    or p.given[0][0] + p.surname[0] == letters:
+                return set()
+    return hyphenated
 
 
 def plan_consolidation(entities: Sequence[Entity], is_word: WordTest = no_words) -> list[MergeGroup]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from rapidfuzz.distance import DamerauLevenshtein
 
+from knotwork.ingestion.extraction.given_names import is_given_name
 from knotwork.resolution.name_forms import FullName, full_name, nickname_formals
 from knotwork.resolution.names import (
     _NAME_ENDINGS,
@@ -120,3 +121,30 @@ def given_compatible(a: str, b: str) -> bool:
     if len(x) >= 5 and DamerauLevenshtein.distance(x, y) == 1:
         return given_similarity(x, y) is not None
     return False
+
+
+# Pet forms of a given name written as a lone word, by the consolidation rule that accepts them
+# (each named in ``consolidate.RULES``; the lone word is a person's and no one's given name or
+# surname, and exactly one person of the tenant may carry it):
+#   pet_form    first letters + a diminutive ending, or another short form of ``given_compatible``
+#   pet_o       four or more first letters + "o", itself no known given name
+#   two_letters the first two letters of a given name of four or more
+# (measured on the two development corpora, merges right/made: pet_form 1/1, pet_o 1/1,
+# two_letters 1/1; given_initials, the capitals of a hyphenated given name, 2/2)
+PET_O_ENDING = "o"
+
+
+def pet_form(short: str, given: str) -> str | None:
+    """The rule by which the lone word ``short`` is a pet form of the given name ``given``
+    ("Hanni" of Hannelore, "Rando" of Randolph, "Ev" of Evander), or ``None``."""
+    if short == given or len(short) < 2:
+        return None
+    if len(short) == 2:
+        return "two_letters" if len(given) >= 4 and given.startswith(short) else None
+    if _given_compatible(short, given):
+        return "pet_form"
+    stem = short.removesuffix(PET_O_ENDING)
+    if stem != short and len(stem) >= 4 and len(given) >= len(stem) + 2 \
+            and given.startswith(stem) and not is_given_name(short):
+        return "pet_o"
+    return None
