@@ -188,7 +188,7 @@ class GlobalSearch:
                       for c, _ in chosen]
         # the question's own best passages, whichever community they fell in, weighed as
         # the best community is: "summarise X" is answered from X's pages first
-        groups = [*chosen, (chosen[0][0], chosen[0][1])]
+        groups = [*chosen, chosen[0]]
         shortlists.append(prefilter(question, candidates.get(RETRIEVED, []),
                                     cfg.retrieved_candidates, cfg, themes))
         texts = list(dict.fromkeys(c.text for short in shortlists for c in short))
