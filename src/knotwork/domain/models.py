@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from knotwork.domain.evidence import aligned_confidences, aligned_valid_at
 
@@ -291,6 +291,9 @@ class Citation(_Model):
     chunk_id: str
     text: str
     entity_id: str | None = None
+    # the evidence text the citation stands for (a fact's sentence, an answer's sentence),
+    # while an answer is assembled; never serialised (see retrieval/cited.py)
+    _evidence: str = PrivateAttr(default="")
 
 
 class QueryMode(StrEnum):

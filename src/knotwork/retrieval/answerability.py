@@ -194,8 +194,9 @@ def measure(question: str, ranked: Sequence[Ranked], chosen: Sequence[Ranked],
 def calibrate(result: QueryResult, support: AnswerSupport | None, no_answer: str,
               model: AnswerModel = MODEL) -> QueryResult:
     """The answer, or its abstention when the model finds it unlikely to be right; the trace
-    says which (with the answer-type rule that fired). The context and the citations stay:
-    they show what was found, and the answer no longer claims it."""
+    says which (with the answer-type rule that fired). The context stays: it shows what was
+    found, and the answer no longer claims it. The citations are dropped by the engine's
+    citation rule (retrieval/cited.py): an abstention cites nothing."""
     if support is None:
         return result
     p = model.probability(support)

@@ -48,11 +48,13 @@ class CitationResolver:
                 if chunk.id in seen:
                     continue
                 seen.add(chunk.id)
-                out.append(Citation(
+                citation = Citation(
                     document_id=doc.id, source_system=doc.source_system.value,
                     source_id=doc.source_id, title=doc.title, url=doc.url,
                     created_at=to_iso(doc.created_at or doc.modified_at), chunk_id=chunk.id,
-                    text=_excerpt(text, chunk.content)))
+                    text=_excerpt(text, chunk.content))
+                citation._evidence = text
+                out.append(citation)
                 if len(out) >= limit:
                     return out
         return out

@@ -8,10 +8,11 @@ when that is impossible GLOBAL falls back to local search and says so in the tra
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import NamedTuple
 
+import numpy as np
 import structlog
 
 from knotwork.domain.models import EntityType, QueryMode, QueryResult
@@ -22,6 +23,7 @@ from knotwork.retrieval.answer_writer import AnswerStream, answer_writer
 from knotwork.retrieval.answerability import calibrate
 from knotwork.retrieval.chain import answer_chain
 from knotwork.retrieval.chain_plan import plan as chain_plan
+from knotwork.retrieval.cited import cite
 from knotwork.retrieval.config import DriftConfig, GlobalSearchConfig, LocalSearchConfig
 from knotwork.retrieval.drift import DriftSearch
 from knotwork.retrieval.global_search import GlobalSearch
@@ -34,6 +36,7 @@ from knotwork.retrieval.sections import section_answer
 from knotwork.retrieval.support import abstain, evidence_of, unsupported
 from knotwork.retrieval.tech_stack import home_stack
 from knotwork.retrieval.temporal_question import asks_about_state, question_time
+from knotwork.retrieval.vector_cache import embed_cached
 from knotwork.runtime import Runtime
 
 log = structlog.get_logger(__name__)
@@ -238,8 +241,28 @@ class QueryEngine:
                             writer=self.writer if writable else None, on_done=store)
 
     def _answer(self, question: str, options: QueryOptions) -> tuple[QueryResult, bool]:
-        """The extractive answer, and whether an LLM may rewrite it (not abstentions on an
+        """The extractive answer with the citations it uses (one rule for every mode:
+        retrieval/cited.py), and whether an LLM may rewrite it (not abstentions on an
         unknown name, not counts computed from the graph)."""
+        result, writable = self._retrieve(question, options)
+        cited = cite(result, lambda titles: self._title_relevance(question, titles),
+                     computed=not writable)
+        if len(cited.citations) != len(result.citations):
+            cited.reasoning_trace.append(
+                f"citations: {len(cited.citations)} of {len(result.citations)} kept "
+                "(the evidence the answer shows, one per document, the documents about the question)")
+        return cited, writable
+
+    def _title_relevance(self, question: str, titles: Sequence[str]) -> list[float]:
+        """Each document title's cosine similarity to the question."""
+        vectors = embed_cached(self._rt.embedder, [question, *titles])
+        asked = np.asarray(vectors[0], dtype=np.float64)
+        return [float(np.dot(asked, np.asarray(v, dtype=np.float64))) for v in vectors[1:]]
+
+    def _retrieve(self, question: str, options: QueryOptions) -> tuple[QueryResult, bool]:
+        """The extractive answer as retrieval assembled it (every candidate citation), and
+        whether it is written from evidence (False: an abstention on an unknown name, a count
+        or list computed from the graph)."""
         mode, as_of = options.mode, options.as_of
         budget = options.max_context_tokens or DEFAULT_CONTEXT_TOKENS
         unknown = self.wrong_surname(question, mode)
