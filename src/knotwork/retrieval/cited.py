@@ -54,7 +54,7 @@ def shown(evidence: str, answer: str) -> bool:
 
 
 def _evidence(citation: Citation) -> str:
-    return citation._evidence or citation.text  # noqa: SLF001 - set by CitationResolver
+    return citation._evidence or citation.text  # set by CitationResolver.resolve
 
 
 def cite(result: QueryResult, relevance: Relevance, *, computed: bool = False) -> QueryResult:
