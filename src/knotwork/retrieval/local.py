@@ -18,6 +18,7 @@ from knotwork.domain.timeutil import holds_at, to_iso, utcnow
 from knotwork.ingestion.chunking import count_tokens
 from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.acronyms import spell_out_acronyms
+from knotwork.retrieval.answer_rank import answer_first
 from knotwork.retrieval.answerability import AnswerSupport, measure
 from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.config import LocalSearchConfig
@@ -293,6 +294,10 @@ class LocalSearch:
             if why is None and (k := typed_first(question, ranked, self.anchors(question),
                                                  self.find_by_keys)):
                 before = list(ranked)  # answerability is judged on the ranking as it was
+                ranked.insert(0, ranked.pop(k))
+            if why is None and (k := answer_first(question, ranked, self.anchors(question),
+                                                  focus_terms(question, seeds), self.find_by_keys)):
+                before = before or list(ranked)  # the learned choice among the best few
                 ranked.insert(0, ranked.pop(k))
         if why is not None:
             trace.append(f"abstained: {why}")
