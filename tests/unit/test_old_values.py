@@ -107,3 +107,14 @@ def test_a_flow_of_data_is_no_move(ended: Any) -> None:
 def test_who_ran_a_team_led_it(ended: Any) -> None:
     found = ended("Mara Quint, who ran the Harbor Team from 2021 until then, now leads Project Lark.")
     assert found.get(("Mara Quint", R.LEADS, "Harbor Team")) is True, found
+
+
+@pytest.mark.models
+@pytest.mark.parametrize(("text", "pair", "found"), [
+    ("Dana Wolf is interim Billing Team lead while Bo Chen is on leave.", ("Dana Wolf", "Billing Team"), True),
+    ("Dana Wolf becomes Search Team lead on 6 January.", ("Dana Wolf", "Search Team"), True),
+    ("Dana Wolf is Harbor Team leadership material.", ("Dana Wolf", "Harbor Team"), False),
+])
+def test_a_title_after_the_unit_s_name_states_who_leads_it(ended: Any, text: str,
+                                                           pair: tuple[str, str], found: bool) -> None:
+    assert ((pair[0], R.LEADS, pair[1]) in ended(text)) is found

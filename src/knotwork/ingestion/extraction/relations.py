@@ -130,6 +130,10 @@ PATTERNS: tuple[Pattern, ...] = _named((
        tgt={EntityType.PRODUCT}, name="depends_on.switched_from"),
     _p(R.USES, _SWITCHED_FROM, src={EntityType.PRODUCT, EntityType.CONCEPT, O}, tgt={EntityType.TECHNOLOGY},
        name="uses.switched_from"),
+    # a title after the unit's name: "Dana Wolf is interim Billing lead", "Bo becomes Search lead"
+    _p(R.LEADS, r"\b(?:is|was|as|becomes|became|become|remains|stays)\s+(?:the\s+|our\s+)?"
+                r"(?:new\s+|interim\s+|acting\s+|current\s+)?$",
+       src={P}, tgt={O}, after=r"^(?:['’]s)?\s+(?:team\s+)?(?:lead|leader|head)\b", name="leads.unit_title"),
     _p(R.HEADQUARTERED_IN, r"\b(?:headquartered|hq(?:'d)?|head office is) in\b|\bheadquarters (?:is |are )?in\b"),
     # "a startup based in Cork": a one-word place the statistical model called an organisation
     _p(R.LOCATED_IN, r"\b(?:based|located|situated|offices? (?:is |are )?)\s+in\s*$", tgt={L}, weak_place=True),
