@@ -118,3 +118,26 @@ def test_who_ran_a_team_led_it(ended: Any) -> None:
 def test_a_title_after_the_unit_s_name_states_who_leads_it(ended: Any, text: str,
                                                            pair: tuple[str, str], found: bool) -> None:
     assert ((pair[0], R.LEADS, pair[1]) in ended(text)) is found
+
+
+# ---------------------------------------------------------------- the old holding's span
+
+def test_an_old_holding_from_a_date_until_then_keeps_its_start() -> None:
+    from datetime import UTC, datetime
+
+    from knotwork.domain.models import Episode
+    from knotwork.ingestion.extraction.temporal import held_until_then
+    from knotwork.ingestion.extraction.types import ChunkExtraction
+    from knotwork.ingestion.graph_builder import BatchBuilder
+
+    text = "Mara Quint, who ran the Harbor Team from 2021 until then, now leads Project Lark."
+    assert held_until_then(text)
+    assert not held_until_then("Mara Quint ran the Harbor Team until then.")
+    ents = entities_in(text, {"Mara Quint": (P, None), "Harbor Team": (O, "TEAM")})
+    when = datetime(2025, 2, 1, tzinfo=UTC)
+    ep = Episode(id="e1", group_id="g", name="x", content=text, document_id="d", valid_at=when,
+                 created_at=when)
+    result = BatchBuilder("g", when, lambda keys: [], lambda ids: []).build(
+        [(ep, ChunkExtraction(ents, [LocalRelation(0, 1, R.LEADS, text, 0.8, 0, len(text))]))])
+    [fact] = result.facts.values()
+    assert (fact.valid_at, fact.invalid_at) == (datetime(2021, 1, 1, tzinfo=UTC), when)
