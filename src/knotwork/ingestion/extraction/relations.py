@@ -123,7 +123,11 @@ PATTERNS: tuple[Pattern, ...] = _named((
     _p(R.LEADS, r"^\s*(?:[—–-]+|,|\(|:)?\s*(?:(?:tech(?:nical)?|team|project)\s+)?(?:lead|leader|head|owner|dri|pm)\s*:\s*$", reverse=True, src={P}),
     # where something moved away from: "the QA team moves from Austin (to …)", "the Fraud team
     # moved from Engineering into Risk", "Ledgerly switched its source from Tally": the old home,
-    # team or dependency (``change`` ends it: "from" after a move verb names the old side)
+    # team or dependency (``change`` ends it: "from" after a move verb names the old side).
+    # Measured on the two development corpora (gold ended relations it closed / typed facts it
+    # made): located_in.moved_from 1 / 2 (one target was a name NER typed as a place),
+    # member_of.moved_from 0 / 1 (true, but the gold names the team, not its lead),
+    # depends_on.switched_from 1 / 1, uses.switched_from 0 / 0
     _p(R.LOCATED_IN, _MOVED_FROM, src={P, O}, tgt={L}, name="located_in.moved_from"),
     _p(R.MEMBER_OF, _MOVED_FROM, src={P, O}, tgt={O}, name="member_of.moved_from"),
     _p(R.DEPENDS_ON, _SWITCHED_FROM, src={EntityType.PRODUCT, EntityType.CONCEPT, O},
@@ -131,6 +135,7 @@ PATTERNS: tuple[Pattern, ...] = _named((
     _p(R.USES, _SWITCHED_FROM, src={EntityType.PRODUCT, EntityType.CONCEPT, O}, tgt={EntityType.TECHNOLOGY},
        name="uses.switched_from"),
     # a title after the unit's name: "Dana Wolf is interim Billing lead", "Bo becomes Search lead"
+    # (development corpora: 1 interim lead closed, 1 aggregation answer right)
     _p(R.LEADS, r"\b(?:is|was|as|becomes|became|become|remains|stays)\s+(?:the\s+|our\s+)?"
                 r"(?:new\s+|interim\s+|acting\s+|current\s+)?$",
        src={P}, tgt={O}, after=r"^(?:['’]s)?\s+(?:team\s+)?(?:lead|leader|head)\b", name="leads.unit_title"),
