@@ -29,13 +29,13 @@ def entities_in(text: str, names: dict[str, tuple[EntityType, str | None]]) -> l
 
 
 @pytest.mark.parametrize(("text", "names", "rtype"), [
-    ("Bo Chen now reports to Ana Ruiz instead of Cy Lee.",
-     {"Bo Chen": (P, None), "Ana Ruiz": (P, None), "Cy Lee": (P, None)}, R.REPORTS_TO),
-    ("Since May the Fraud Team sits in the Risk Division rather than the Platform Division.",
-     {"Fraud Team": (O, "TEAM"), "Risk Division": (O, None), "Platform Division": (O, None)}, R.MEMBER_OF),
+    ("Bo Chen now reports to Ida Lenz instead of Cy Lee.",
+     {"Bo Chen": (P, None), "Ida Lenz": (P, None), "Cy Lee": (P, None)}, R.REPORTS_TO),
+    ("Since May the Almanac Team sits in the Forestry Division rather than the Marine Division.",
+     {"Almanac Team": (O, "TEAM"), "Forestry Division": (O, None), "Marine Division": (O, None)}, R.MEMBER_OF),
     # the new value's name runs on past its mention
-    ("Bo Chen reports to Ana Ruiz Lopez instead of Cy Lee.",
-     {"Bo Chen": (P, None), "Ana Ruiz": (P, None), "Cy Lee": (P, None)}, R.REPORTS_TO),
+    ("Bo Chen reports to Ida Lenz Moreau instead of Cy Lee.",
+     {"Bo Chen": (P, None), "Ida Lenz": (P, None), "Cy Lee": (P, None)}, R.REPORTS_TO),
 ])
 def test_an_old_value_named_beside_the_new_one_held_until_then(
         text: str, names: dict[str, tuple[EntityType, str | None]], rtype: RelationType) -> None:
@@ -48,18 +48,18 @@ def test_an_old_value_named_beside_the_new_one_held_until_then(
 
 
 @pytest.mark.parametrize("text", [
-    "Bo Chen reports to Ana Ruiz and works with Cy Lee.",
-    "Bo Chen reports to Ana Ruiz; Cy Lee is on holiday instead of at the offsite.",
+    "Bo Chen reports to Ida Lenz and works with Cy Lee.",
+    "Bo Chen reports to Ida Lenz; Cy Lee is on holiday instead of at the offsite.",
 ])
 def test_another_person_in_the_sentence_is_no_old_value(text: str) -> None:
-    ents = entities_in(text, {"Bo Chen": (P, None), "Ana Ruiz": (P, None), "Cy Lee": (P, None)})
+    ents = entities_in(text, {"Bo Chen": (P, None), "Ida Lenz": (P, None), "Cy Lee": (P, None)})
     new = LocalRelation(0, 1, R.REPORTS_TO, text, 0.8, 0, len(text))
     assert handover_relations(text, ents, [new]) == []
 
 
 def test_an_old_value_of_another_kind_is_not_taken() -> None:
-    text = "Bo Chen reports to Ana Ruiz instead of the Harbor Team."
-    ents = entities_in(text, {"Bo Chen": (P, None), "Ana Ruiz": (P, None), "Harbor Team": (O, "TEAM")})
+    text = "Bo Chen reports to Ida Lenz instead of the Harbor Team."
+    ents = entities_in(text, {"Bo Chen": (P, None), "Ida Lenz": (P, None), "Harbor Team": (O, "TEAM")})
     new = LocalRelation(0, 1, R.REPORTS_TO, text, 0.8, 0, len(text))
     assert handover_relations(text, ents, [new]) == []
 
@@ -81,15 +81,15 @@ def ended() -> Any:
 
 @pytest.mark.models
 @pytest.mark.parametrize(("text", "triple"), [
-    ("Ana Ruiz relocated from Berlin to Lisbon in July.", ("Ana Ruiz", R.LOCATED_IN, "Berlin")),
-    ("The Quality Team moves there from Austin, and Bo Chen is moving with it.",
-     ("Quality Team", R.LOCATED_IN, "Austin")),
-    ("The Harbor Team moved from the Platform Division into the Risk Division on 1 May.",
-     ("Harbor Team", R.MEMBER_OF, "Platform Division")),
+    ("Ida Lenz relocated from Bergen to Porto in July.", ("Ida Lenz", R.LOCATED_IN, "Bergen")),
+    ("The Archive Team moves there from Porto, and Bo Chen is moving with it.",
+     ("Archive Team", R.LOCATED_IN, "Porto")),
+    ("The Harbor Team moved from the Marine Division into the Forestry Division on 1 May.",
+     ("Harbor Team", R.MEMBER_OF, "Marine Division")),
     ("The Atlas Service moved from Elasticsearch to OpenSearch in May.",
      ("Atlas Service", R.USES, "Elasticsearch")),
-    ("The Billing Service switched from the Ledger Service to the Payments API.",
-     ("Billing Service", R.DEPENDS_ON, "Ledger Service")),
+    ("The Billing Service switched from the Almanac Service to the Pricing API.",
+     ("Billing Service", R.DEPENDS_ON, "Almanac Service")),
 ])
 def test_what_something_moved_from_is_an_ended_fact(ended: Any, text: str,
                                                     triple: tuple[str, RelationType, str]) -> None:

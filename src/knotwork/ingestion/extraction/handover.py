@@ -7,7 +7,7 @@ the same thing held until then. That fact is added here; ``change.relation_ended
 the old side ("from", "succeeding", "replacing") and ends it at the sentence's date.
 
 The same holds on the other side of a relation with one holder per source: "Bo now reports
-to Ana Ruiz instead of Cy Lee", "the Fraud team sits in Risk rather than Engineering": the
+to Ida Lenz instead of Cy Lee", "the Almanac team sits in Forestry rather than Marine": the
 old value of the same kind, named right after the new one, held until then
 (:data:`OLD_VALUE_RULES`).
 """
@@ -38,7 +38,7 @@ SOURCE_HELD = frozenset({R.REPORTS_TO, R.MEMBER_OF, R.LOCATED_IN, R.WORKS_AT, R.
 # the words between the new value's mention and the old value's (name, pattern; measured on
 # the two development corpora: instead_of gave 2 ended facts, both true, on one and none on the other)
 OLD_VALUE_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    # (the new value's name may run on past its mention: "Ana <Ruiz> Lopez instead of …")
+    # (the new value's name may run on past its mention: "Ida <Lenz> Moreau instead of …")
     ("instead_of", re.compile(r"^(?:\s+[A-Z][\w'’.-]*){0,2}\s*,?\s*(?i:instead\s+of|rather\s+than|"
                               r"in\s+place\s+of|replacing)(?:\s+(?i:the|our|its|their))?\s*$")),
 )

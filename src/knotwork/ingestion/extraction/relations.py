@@ -59,7 +59,7 @@ _THING = {EntityType.PRODUCT, EntityType.TECHNOLOGY}
 _KEEPS = r"(?:runs?|running|operat(?:e|es|ed|ing)|maintain(?:s|ed|ing)?|support(?:s|ed|ing)?)"
 
 # a move away from something, the verb right before "from" (a flow of data is no move:
-# "moves events from Kafka to the lake"): a home or a unit moved from, a dependency switched from
+# "moves events from the broker to the lake"): a home or a unit moved from, a dependency switched from
 _NO_FLOW = (r"(?!\s+(?:the\s+|its\s+|our\s+|their\s+)?(?:data|traffic|events?|messages?|records?|"
             r"files?|logs?|metrics|requests?|payloads?|rows|batches|jobs?)\b)")
 _FROM_END = r"(?:\s+(?!from\b)[\w'’-]+){0,4}\s+from(?:\s+the)?\s*$"
@@ -121,8 +121,8 @@ PATTERNS: tuple[Pattern, ...] = _named((
     # (a table row's cells: "Ledger; Lead: Ana", the separator already split off)
     _p(R.MANAGES, r"^\s*(?:[—–-]+|,|\(|:)?\s*(?:(?:line|engineering|team|project)\s+)?manager\s*:\s*$", reverse=True, src={P}),
     _p(R.LEADS, r"^\s*(?:[—–-]+|,|\(|:)?\s*(?:(?:tech(?:nical)?|team|project)\s+)?(?:lead|leader|head|owner|dri|pm)\s*:\s*$", reverse=True, src={P}),
-    # where something moved away from: "the QA team moves from Austin (to …)", "the Fraud team
-    # moved from Engineering into Risk", "Ledgerly switched its source from Tally": the old home,
+    # where something moved away from: "the Archive team moves from Bergen (to …)", "the Almanac
+    # team moved from Marine into Forestry", "Ledgerly switched its source from Quillbook": the old home,
     # team or dependency (``change`` ends it: "from" after a move verb names the old side).
     # Measured on the two development corpora (gold ended relations it closed / typed facts it
     # made): located_in.moved_from 1 / 2 (one target was a name NER typed as a place),
