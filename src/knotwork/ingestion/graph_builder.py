@@ -14,7 +14,7 @@ from knotwork.domain.models import Entity, EntityMention, EntityType, Episode, F
 from knotwork.ingestion.endings import ended_facts, ends_of, with_end
 from knotwork.ingestion.extraction.change import relation_ended
 from knotwork.ingestion.extraction.departure import end_events
-from knotwork.ingestion.extraction.temporal import interim_end, validity
+from knotwork.ingestion.extraction.temporal import held_until_then, interim_end, validity
 from knotwork.ingestion.extraction.types import ChunkExtraction, LocalEntity
 from knotwork.ingestion.facts import contradictions, fact_id, merge_into, same_fact
 from knotwork.ingestion.summary_text import resummarized
@@ -159,7 +159,10 @@ class BatchBuilder:
                         valid_at = None  # the date was the return's, not the start's
                 if relation_ended(episode.content, rel, ex.entities):
                     # "moves from the Fraud Team to …", "replacing Katarina": held until then
-                    valid_at, invalid_at = None, invalid_at or valid_at or episode.valid_at
+                    if valid_at is not None and invalid_at is None and held_until_then(rel.fact):
+                        invalid_at = episode.valid_at  # "ran it from 2021 until then"
+                    else:
+                        valid_at, invalid_at = None, invalid_at or valid_at or episode.valid_at
                 elif valid_at is None and invalid_at is not None and invalid_at <= episode.valid_at:
                     valid_at = None  # "worked there until 2023": the start is unknown
                 else:

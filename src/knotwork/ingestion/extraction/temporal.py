@@ -304,3 +304,14 @@ def interim_end(sentence: str, reference: datetime) -> datetime | None:
         return None
     m = _RETURN.search(sentence)
     return resolve(m.group(1) or m.group(2), reference) if m is not None else None
+
+
+# "who ran the team from 2021 until then": the start belongs to the old holding, whose end the
+# text only gives as "then" (the change it reports, on or before the document's time)
+_HELD_UNTIL_THEN = re.compile(r"\b(?:from|since)\s+[^,;.()]{1,40}?\s+(?:until|till|to)\s+"
+                              r"(?:then|now|recently)\b", re.IGNORECASE)
+
+
+def held_until_then(sentence: str) -> bool:
+    """Does the sentence give an old holding's span as "from <date> until then"?"""
+    return _HELD_UNTIL_THEN.search(sentence) is not None
