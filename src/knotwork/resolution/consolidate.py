@@ -493,7 +493,8 @@ def consolidate(rt: Runtime, group_id: str, *, dry_run: bool = False) -> Consoli
         rt.graph.upsert_entities([e.model_copy(update={"type": kinds[e.id], "subtype": None})
                                   for e in after if e.id in kinds])
     report.retyped += len(kinds) + retype(rt, group_id, _vocabulary(rt))  # after the merges
-    from knotwork.resolution.salience import retire_passing
+    if rt.settings.entity_salience:
+        from knotwork.resolution.salience import retire_passing
 
-    report.retired = retire_passing(rt, group_id, _vocabulary(rt))
+        report.retired = retire_passing(rt, group_id, _vocabulary(rt))
     return report
