@@ -168,7 +168,7 @@ class Knotwork:
 
             merged = consolidate(self._rt, self._group(group_id))
             report.entities_merged = merged.merged_entities
-            if merged.merged_entities or merged.retyped:
+            if merged.merged_entities or merged.retyped or merged.retired:
                 self._pipeline(group_id).forget_known()
         if members:
             from knotwork.ingestion.employment import derive_employment

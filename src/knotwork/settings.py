@@ -174,6 +174,11 @@ class Settings(BaseSettings):
     resolution_match_threshold: float = Field(default=0.85, ge=0, le=1)
     # merge twin entities on strong name evidence after each ingest (resolution.consolidate)
     consolidate_after_ingest: bool = True
+    # after consolidation, retire one-document entities no typed fact, alias or identity
+    # carries (resolution.salience; a logistic model fitted by bench/fit_salience.py). Off by
+    # default: on the development corpora it lifts entity precision by .11 / .15 and lowers
+    # global answers' key terms by .02 / .04 (docs/benchmarks.md, session 15)
+    entity_salience: bool = False
     resolution_auto_threshold: float = Field(default=0.95, ge=0, le=1)
     resolution_ambiguity_threshold: float = Field(default=0.80, ge=0, le=1)
     resolution_max_candidates_per_key: int = Field(default=100, ge=1)

@@ -91,3 +91,24 @@ def test_review_page_filters_sorts_and_counts(sql: SqlResolutionStore) -> None:
     assert people.counts == {"pending": 2, "approved": 1}  # counts ignore the status filter
     band = sql.review_page("g", ReviewFilter(min_score=0.7, max_score=0.9), offset=0, limit=1)
     assert [i.id for i in band.items] == ["r2"] and band.total == 1
+
+
+def test_mention_evidence_counts_documents_and_extractors(sql: SqlResolutionStore) -> None:
+    from knotwork.domain.models import Chunk, Document, EntityMention, SourceSystem
+
+    docs = sql._docs  # noqa: SLF001 - the document store the resolution store shares
+    for d, chunks in (("d1", ["c1", "c2"]), ("d2", ["c3"])):
+        document = Document(id=d, group_id="g", source_system=SourceSystem.FILE, source_id=d,
+                            title=d, content_hash=d, created_at=NOW)
+        docs.save_document(document, [Chunk(id=c, document_id=d, group_id="g", index=i,
+                                            content="Mira met the Harbor team.", start_offset=0,
+                                            end_offset=25, token_count=5)
+                                      for i, c in enumerate(chunks)])
+    votes = [("c1", "mira", "rule"), ("c2", "mira", "known"), ("c3", "mira", "rule"),
+             ("c1", "harbor", "spacy")]
+    docs.add_mentions([EntityMention(id=f"m{i}", group_id="g", chunk_id=c, entity_id=e,
+                                     span_start=i, span_end=i + 1, text=e, extractor=x,
+                                     confidence=0.9) for i, (c, e, x) in enumerate(votes)])
+    got = sql.mention_evidence("g", ["mira", "harbor", "nobody"])
+    assert got == {"mira": (2, {"rule": 2, "known": 1}), "harbor": (1, {"spacy": 1})}
+    assert sql.mention_evidence("other", ["mira"]) == {}

@@ -305,9 +305,13 @@ class IngestionPipeline:
 
     def _known_names(self) -> dict[str, KnownName]:
         if self._known is None:
+            from knotwork.resolution.salience import retired_names
+
             self._known = {}
             for entity in self._rt.graph.list_entities(self._group):
                 self._remember(entity)
+            for key, name in retired_names(self._rt, self._group).items():  # still recognised
+                self._known.setdefault(key, name)
         return self._known
 
     def _known_for(self, batch: Sequence[_Prepared]) -> dict[str, KnownName]:

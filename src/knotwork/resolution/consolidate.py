@@ -107,6 +107,7 @@ class ConsolidationReport:
     merges: int = 0
     merged_entities: int = 0
     retyped: int = 0
+    retired: int = 0  # passing entities the salience pass took out of the graph
     by_rule: dict[str, int] = field(default_factory=dict)
     groups: list[MergeGroup] = field(default_factory=list)
 
@@ -492,4 +493,8 @@ def consolidate(rt: Runtime, group_id: str, *, dry_run: bool = False) -> Consoli
         rt.graph.upsert_entities([e.model_copy(update={"type": kinds[e.id], "subtype": None})
                                   for e in after if e.id in kinds])
     report.retyped += len(kinds) + retype(rt, group_id, _vocabulary(rt))  # after the merges
+    if rt.settings.entity_salience:
+        from knotwork.resolution.salience import retire_passing
+
+        report.retired = retire_passing(rt, group_id, _vocabulary(rt))
     return report

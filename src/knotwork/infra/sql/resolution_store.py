@@ -323,6 +323,34 @@ class SqlResolutionStore:
                     out.setdefault(str(entity_id), {})[str(extractor)] = int(n)
         return out
 
+    def mention_evidence(self, group_id: str, entity_ids: Sequence[str]
+                         ) -> dict[str, tuple[int, dict[str, int]]]:
+        """Entity id -> (how many documents mention it, its mentions per extractor): the
+        evidence ``resolution.salience`` judges an entity by."""
+        docs: dict[str, set[str]] = {}
+        counts: dict[str, dict[str, int]] = {}
+        ids = list(dict.fromkeys(entity_ids))
+        with self._docs.transaction() as s:
+            for i in range(0, len(ids), _IN):
+                stmt = (select(EntityMentionRow.entity_id, EntityMentionRow.extractor,
+                               ChunkRow.document_id)
+                        .join(ChunkRow, ChunkRow.id == EntityMentionRow.chunk_id)
+                        .where(EntityMentionRow.group_id == group_id,
+                               EntityMentionRow.entity_id.in_(ids[i:i + _IN])))
+                for entity_id, extractor, document_id in s.execute(stmt):
+                    key = str(entity_id)
+                    docs.setdefault(key, set()).add(str(document_id))
+                    per = counts.setdefault(key, {})
+                    per[str(extractor)] = per.get(str(extractor), 0) + 1
+        return {k: (len(docs[k]), counts[k]) for k in counts}
+
+    def audit_details(self, group_id: str, action: str) -> list[str]:
+        """The detail of every audit row of the tenant with this action, oldest first."""
+        stmt = (select(AuditRow.detail).where(AuditRow.group_id == group_id, AuditRow.action == action)
+                .order_by(AuditRow.created_at, AuditRow.id))
+        with self._docs.transaction() as s:
+            return [str(d or "") for d in s.scalars(stmt)]
+
     def mention_counts(self, group_id: str, entity_ids: Sequence[str]) -> dict[str, int]:
         stmt = (select(EntityMentionRow.entity_id, func.count())
                 .where(EntityMentionRow.group_id == group_id,

@@ -273,7 +273,7 @@ class Worker:
                 self._unconsolidated.add(group)
                 continue
             pipeline = self._pipelines.get(group)
-            if pipeline is not None and (report.merged_entities or report.retyped):
+            if pipeline is not None and (report.merged_entities or report.retyped or report.retired):
                 pipeline.forget_known()  # its cache of known names holds old types or twins
 
     def _follow_up(self, group: str, report: IngestReport) -> None:
