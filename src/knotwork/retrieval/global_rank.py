@@ -120,6 +120,10 @@ class Candidate:
     fact_id: str | None = None
     theme: bool = False
     context: str = ""  # the source's title: scored lexically, never shown
+    # what the candidate's vector encodes (default: ``text``), and the id under which ingest
+    # may have stored that vector (``Collection.SENTENCES``; "" when none can exist)
+    scored: str = ""
+    vector_id: str = ""
     prior: float = 0.0  # cheap relevance (the chunk's vector score) used to prefilter
     lexical: float = 0.0
     semantic: float = 0.0

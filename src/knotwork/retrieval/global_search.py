@@ -36,6 +36,7 @@ from knotwork.ingestion.chunking import count_tokens
 from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.community_index import CommunityIndex, community_index
 from knotwork.retrieval.config import GlobalSearchConfig
+from knotwork.retrieval.evidence_text import scored_text, sentence_vector_id, sentences
 from knotwork.retrieval.global_compose import compose
 from knotwork.retrieval.global_rank import (
     Candidate,
@@ -49,7 +50,7 @@ from knotwork.retrieval.global_rank import (
     topic_focus,
 )
 from knotwork.retrieval.router import asks_for_themes
-from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
+from knotwork.retrieval.sentences import as_sentence
 from knotwork.retrieval.vector_cache import embed_cached
 from knotwork.runtime import Runtime
 
@@ -191,10 +192,11 @@ class GlobalSearch:
         groups = [*chosen, chosen[0]]
         shortlists.append(prefilter(question, candidates.get(RETRIEVED, []),
                                     cfg.retrieved_candidates, cfg, themes))
-        texts = list(dict.fromkeys(c.text for short in shortlists for c in short))
-        vectors = dict(zip(texts, embed_cached(self._rt.embedder, texts), strict=True))
+        texts = list(dict.fromkeys(c.scored or c.text for short in shortlists for c in short))
+        vectors = self._vectors([c for short in shortlists for c in short], texts)
         for (community, score), short in zip(groups, shortlists, strict=True):
-            semantic = [sum(a * b for a, b in zip(qvec, vectors[c.text], strict=True)) for c in short]
+            semantic = [sum(a * b for a, b in zip(qvec, vectors[c.scored or c.text], strict=True))
+                        for c in short]
             score_points(short, semantic, score, cfg, themes)
             focus_points(short, focus)
             mapped.extend(map_community(short, cfg))
@@ -206,6 +208,19 @@ class GlobalSearch:
                      f"reduce: {len(outcome.points)} key points"
                      + (f" (best {outcome.points[0].score:.2f})" if outcome.points else ""))
         return outcome
+
+    def _vectors(self, candidates: Sequence[Candidate], texts: Sequence[str]
+                 ) -> dict[str, Sequence[float]]:
+        """The vector of each scored text: a source sentence's as stored at ingest (the same
+        text local search scores, ``Settings.evidence_vectors``), the rest embedded."""
+        ids = {c.scored: c.vector_id for c in candidates if c.vector_id}
+        stored = self._rt.vectors.vectors_of(Collection.SENTENCES, self._group,
+                                             list(dict.fromkeys(ids.values()))) if ids else {}
+        out: dict[str, Sequence[float]] = {t: stored[ids[t]] for t in texts
+                                           if t in ids and ids[t] in stored}
+        missing = [t for t in texts if t not in out]
+        out.update(zip(missing, embed_cached(self._rt.embedder, missing), strict=True))
+        return out
 
     def _without_broad_names(self, question: str, entity_ids: Sequence[str]) -> str:
         """The question for lexical scoring, without the names of entities mentioned in at least
@@ -273,12 +288,14 @@ class GlobalSearch:
         """The first ``sentences_per_chunk`` sentences of a source chunk, as candidates."""
         items: list[Candidate] = []
         kept = 0
-        for raw in split_sentences(episode.content):
-            text = strip_markup(raw)
-            if raw.startswith("#") or len(text) < 12 or kept >= self._cfg.sentences_per_chunk:
+        for s in sentences(episode):
+            if s.heading or len(s.shown) < 12 or kept >= self._cfg.sentences_per_chunk:
                 continue
             kept += 1
-            _add(items, seen, Candidate(text, community_id, [episode.id], context=episode.name,
+            scored = scored_text(s.text, s.context)  # as local search scores it: one vector
+            _add(items, seen, Candidate(s.shown, community_id, [episode.id], context=episode.name,
+                                        scored=scored,
+                                        vector_id=sentence_vector_id(episode.id, scored),
                                         prior=prior.get(episode.id, 0.0)))
         return items
 
