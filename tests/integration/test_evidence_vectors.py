@@ -138,3 +138,30 @@ def test_pooled_sentence_vectors_embed_no_sentence_at_ingest_or_query(
         assert recorder.texts[0] == QUESTION
         assert not [t for t in recorder.texts if t.endswith(")") and "People" in t]
         assert "Priya Raman" in result.answer
+
+
+def test_a_global_query_reads_its_source_sentences_vectors_and_answers_the_same(
+    make_settings: SettingsFactory,
+) -> None:
+    """Global search scores its candidate sentences bare: with their vectors stored at ingest
+    it embeds none of them, and its answer is unchanged."""
+    bare = {"Priya Raman leads Project Atlas.", "The project ships the billing rewrite.",
+            "Priya Raman works in the Berlin office.",
+            "The Payments Team maintains the Billing Service.", "It runs on three clusters."}
+    answers = []
+    for on in (False, True):
+        settings = make_settings(embedder=EmbedderBackend.HASHING, evidence_vectors=on,
+                                 evidence_pooled=False)
+        with Knotwork(settings) as kw:
+            recorder = Recording()
+            kw.runtime.embedder = recorder
+            kw.ingest_documents([_doc(PAGE)])
+            kw.build_communities()
+            recorder.texts.clear()
+            result = kw.query("Summarise the main themes of the work.", mode=QueryMode.GLOBAL)
+            assert result.mode_used is QueryMode.GLOBAL
+            assert bool(bare & set(recorder.texts)) is not on
+            answers.append((result.answer, result.confidence,
+                            [c.text for c in result.citations]))
+    assert answers[0][0]
+    assert answers[0] == answers[1]

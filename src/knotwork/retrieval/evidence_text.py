@@ -20,6 +20,7 @@ from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_mar
 
 _SPEAKER = re.compile(r"^([A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,3})\s*(?:\([^)]{1,30}\))?:\s+(?=\S)")
 MIN_CHARS = 8  # shorter sentences are no evidence
+GLOBAL_MIN_CHARS = 12  # global search's candidate sentences: at least this long, shown as is
 
 _FOLLOW_UP = re.compile(
     r"^(?:(?:The|This|That|These|Those|Its|Their|His|Her)\s+[a-z]|(?:It|He|She|They)\s"
@@ -88,12 +89,15 @@ class EvidenceSpan:
 
 def evidence_spans(episode: Episode) -> list[EvidenceSpan]:
     """Every text local search embeds for this episode's sentences and follow-up pairs when
-    no date filter drops a sentence (then a pair may differ: it is embedded at query time)."""
+    no date filter drops a sentence (then a pair may differ: it is embedded at query time),
+    and each sentence as global search scores it (bare, as shown)."""
     out: dict[str, EvidenceSpan] = {}
     previous: Sentence | None = None
     for s in sentences(episode):
         scored = scored_text(s.text, s.context)
         out.setdefault(scored, EvidenceSpan(scored, s.text, s.text))
+        if not s.heading and len(s.shown) >= GLOBAL_MIN_CHARS:  # global search: the bare sentence
+            out.setdefault(s.shown, EvidenceSpan(s.shown, s.text, s.text))
         if previous is not None and continues(s.text):
             scored = scored_text(pair_text(previous.text, s.text), s.context)
             out.setdefault(scored, EvidenceSpan(scored, previous.text, s.text))

@@ -120,6 +120,9 @@ class Candidate:
     fact_id: str | None = None
     theme: bool = False
     context: str = ""  # the source's title: scored lexically, never shown
+    # the id under which ingest may have stored the vector of ``text`` (Collection.SENTENCES;
+    # "" when none can exist)
+    vector_id: str = ""
     prior: float = 0.0  # cheap relevance (the chunk's vector score) used to prefilter
     lexical: float = 0.0
     semantic: float = 0.0

@@ -36,6 +36,7 @@ from knotwork.ingestion.chunking import count_tokens
 from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.community_index import CommunityIndex, community_index
 from knotwork.retrieval.config import GlobalSearchConfig
+from knotwork.retrieval.evidence_text import GLOBAL_MIN_CHARS, sentence_vector_id
 from knotwork.retrieval.global_compose import compose
 from knotwork.retrieval.global_rank import (
     Candidate,
@@ -191,8 +192,7 @@ class GlobalSearch:
         groups = [*chosen, chosen[0]]
         shortlists.append(prefilter(question, candidates.get(RETRIEVED, []),
                                     cfg.retrieved_candidates, cfg, themes))
-        texts = list(dict.fromkeys(c.text for short in shortlists for c in short))
-        vectors = dict(zip(texts, embed_cached(self._rt.embedder, texts), strict=True))
+        vectors = self._vectors([c for short in shortlists for c in short])
         for (community, score), short in zip(groups, shortlists, strict=True):
             semantic = [sum(a * b for a, b in zip(qvec, vectors[c.text], strict=True)) for c in short]
             score_points(short, semantic, score, cfg, themes)
@@ -202,10 +202,23 @@ class GlobalSearch:
         outcome.points = compose(pool, question, cfg.answer_words,
                                  max_points or cfg.max_key_points, cfg.density_weight)
         outcome.pool = [p for p in pool if p not in outcome.points]
-        trace.append(f"map: {len(texts)} candidate points scored, {len(mapped)} kept; "
+        trace.append(f"map: {len(vectors)} candidate points scored, {len(mapped)} kept; "
                      f"reduce: {len(outcome.points)} key points"
                      + (f" (best {outcome.points[0].score:.2f})" if outcome.points else ""))
         return outcome
+
+    def _vectors(self, candidates: Sequence[Candidate]) -> dict[str, Sequence[float]]:
+        """The vector of each candidate's text: a source sentence's as stored at ingest
+        (``Settings.evidence_vectors``), the rest embedded."""
+        texts = list(dict.fromkeys(c.text for c in candidates))
+        ids = {c.text: c.vector_id for c in candidates if c.vector_id}
+        stored = self._rt.vectors.vectors_of(Collection.SENTENCES, self._group,
+                                             list(dict.fromkeys(ids.values()))) if ids else {}
+        out: dict[str, Sequence[float]] = {t: stored[ids[t]] for t in texts
+                                           if t in ids and ids[t] in stored}
+        missing = [t for t in texts if t not in out]
+        out.update(zip(missing, embed_cached(self._rt.embedder, missing), strict=True))
+        return out
 
     def _without_broad_names(self, question: str, entity_ids: Sequence[str]) -> str:
         """The question for lexical scoring, without the names of entities mentioned in at least
@@ -275,10 +288,12 @@ class GlobalSearch:
         kept = 0
         for raw in split_sentences(episode.content):
             text = strip_markup(raw)
-            if raw.startswith("#") or len(text) < 12 or kept >= self._cfg.sentences_per_chunk:
+            if raw.startswith("#") or len(text) < GLOBAL_MIN_CHARS \
+                    or kept >= self._cfg.sentences_per_chunk:
                 continue
             kept += 1
             _add(items, seen, Candidate(text, community_id, [episode.id], context=episode.name,
+                                        vector_id=sentence_vector_id(episode.id, text),
                                         prior=prior.get(episode.id, 0.0)))
         return items
 
@@ -289,8 +304,10 @@ class GlobalSearch:
         for fact_id in community.key_facts:
             fact = facts.get(fact_id)
             if fact is not None and holds_at(fact.valid_at, fact.invalid_at, as_of):
+                # a fact read verbatim from a sentence has that sentence's stored vector
+                vid = sentence_vector_id(fact.episodes[0], fact.fact) if fact.episodes else ""
                 _add(items, seen, Candidate(
-                    fact.fact, community.id, list(fact.episodes), fact_id=fact.id,
+                    fact.fact, community.id, list(fact.episodes), fact_id=fact.id, vector_id=vid,
                     prior=max((prior.get(e, 0.0) for e in fact.episodes), default=0.0)))
         for episode in episodes:
             if as_of is None or episode.valid_at <= as_of:

@@ -210,8 +210,9 @@ class LocalSearch:
         shortlist = sorted(units, key=lambda u: -(u.parts["lexical"] + u.bonus))[: cfg.max_units_scored]
         todo = [u for u in shortlist if u.cosine is None or u.context.strip()]
         texts = [scored_text(u.text, u.context) for u in todo]
-        # a source sentence's vector stored at ingest is read by id; the rest is embedded
-        ids = [sentence_vector_id(u.chunk_ids[0], t) if u.fact is None and u.chunk_ids else ""
+        # a source sentence's vector stored at ingest is read by id (a fact read verbatim from
+        # a sentence of its first episode too: the bare sentence is stored); the rest is embedded
+        ids = [sentence_vector_id(u.chunk_ids[0], t) if u.chunk_ids else ""
                for u, t in zip(todo, texts, strict=True)]
         stored = self._rt.vectors.vectors_of(Collection.SENTENCES, self._group,
                                              [i for i in ids if i]) if any(ids) else {}
