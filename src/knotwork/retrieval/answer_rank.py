@@ -25,9 +25,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
-from knotwork.domain.models import Entity, Fact
+from knotwork.domain.models import Entity
+from knotwork.retrieval.answerability import Ranked as Candidate
 from knotwork.retrieval.answerability import name_keys_of
 from knotwork.retrieval.intent import AnswerType, holds_answer, intent_of
 from knotwork.retrieval.lexical import term_set, terms
@@ -49,15 +49,6 @@ FEATURES: tuple[str, ...] = (
     "fact",  # a graph fact, not a source sentence
     "time",  # its fit to the question's time constraint (0 when none)
 )
-
-
-class Candidate(Protocol):
-    text: str
-    context: str
-    display: str
-    score: float
-    parts: dict[str, float]
-    fact: Fact | None
 
 
 @dataclass(frozen=True, slots=True)
