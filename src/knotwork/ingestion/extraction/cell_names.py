@@ -86,7 +86,7 @@ def cell_mentions(text: str, mentions: Sequence[Mention]) -> list[Mention]:
     Only in rows of labelled cells whose subject is named."""
     added: list[Mention] = []
     retyped: dict[int, Mention | None] = {}  # None: dropped
-    _page_heading(text, mentions, added, retyped)
+    unit_page = _page_heading(text, mentions, added, retyped) == "unit_page"
     for line in re.finditer(r"[^\n]+", text):
         if not _SEP.search(line.group(0)):
             continue
@@ -95,7 +95,7 @@ def cell_mentions(text: str, mentions: Sequence[Mention]) -> list[Mention]:
             continue
         header, start, end = cells[0]
         if not _inside(mentions, start, end):
-            first = _person_cell(text, header, start, end) or _unit_cell(text, header, start, end)
+            first = _person_cell(text, header, start, end) or _unit_cell(text, header, start, end, unit_page)
             if first is None:
                 continue  # no named subject: not a row about someone or something
             added.append(first)
@@ -163,8 +163,9 @@ _KIND_WORDS = frozenset({"team", "home", "page", "project", "charter", "plan", "
 
 
 def _page_heading(text: str, mentions: Sequence[Mention], added: list[Mention],
-                  retyped: dict[int, Mention | None]) -> None:
-    for _name, kind, etype, subtype in PAGE_KINDS:
+                  retyped: dict[int, Mention | None]) -> str | None:
+    """The name of the page's kind (``PAGE_KINDS``), its name added as a mention."""
+    for name, kind, etype, subtype in PAGE_KINDS:
         head = kind.match(text)
         if head is None:
             continue
@@ -172,22 +173,32 @@ def _page_heading(text: str, mentions: Sequence[Mention], added: list[Mention],
         over = _covered(mentions, start, end)
         if over and not all(m.type in _WRONG_GUESS and _guessed(m) and start <= m.start
                             and m.end <= end for m in over):
-            return  # the heading's name is found already (or is no guess of ours to replace)
+            return name  # the heading's name is found already (or is no guess of ours to replace)
         retyped.update({id(m): None for m in over})
         added.append(Mention(start, end, head.group(1), etype, 0.75, "rule", subtype))
         line_end = text.find("\n", end)
         for m in _covered(mentions, end, len(text) if line_end < 0 else line_end):
             if {w.lower() for w in m.text.split()} <= _KIND_WORDS:
                 retyped[id(m)] = None  # "Project Charter" of the heading: the page's kind
-        return
+        return name
+    return None
 
 
-def _unit_cell(text: str, header: str, start: int, end: int) -> Mention | None:
+# on a unit's page, a row opening with an area or stream names one of the unit's parts
+# ("Area: Search Ranking; Lead: Ana"), unless it names a role ("Area: Executive Producer")
+_AREA_FIRST = re.compile(r"^(?:area|sub-?area|stream|work-?stream)$", re.IGNORECASE)
+_ROLE_NAME = re.compile(r"\b(?:producer|director|manager|lead|leader|officer|engineer|designer|artist|"
+                        r"head|chief|owner|analyst|coordinator|president|founder|ceo|cto|coo|cfo)$",
+                        re.IGNORECASE)
+
+
+def _unit_cell(text: str, header: str, start: int, end: int, unit_page: bool = False) -> Mention | None:
     """"Division: Logistics" opening a row: a capitalised name under a unit column is a team."""
-    if not _UNIT_FIRST.match(re.sub(r"\s+", " ", header.strip())):
+    header = re.sub(r"\s+", " ", header.strip())
+    if not (_UNIT_FIRST.match(header) or (unit_page and _AREA_FIRST.match(header))):
         return None
     value = re.sub(r"\s*\([^)]*\)\s*$", "", text[start:end]).strip()
-    if not value or not _CELL_NAME.match(value):
+    if not value or not _CELL_NAME.match(value) or _ROLE_NAME.search(value):
         return None
     at = start + text[start:end].find(value)
     return Mention(at, at + len(value), value, O, 0.75, "rule", "TEAM")
