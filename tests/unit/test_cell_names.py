@@ -79,3 +79,22 @@ def test_page_kinds_are_named_and_need_the_kind_words() -> None:
     text = "# Harbor Rewrite — Meeting Notes\n\nPerson: Marta Vasko; Role: backend\n"
     found = cell_mentions(text, [_m(text, "Harbor Rewrite", P), _m(text, "Marta Vasko", P)])
     assert ("Harbor Rewrite", P) in {(m.text, m.type) for m in found}
+
+
+def test_an_area_row_on_a_unit_page_names_a_part_of_the_unit_but_not_a_role() -> None:
+    text = ("# Harbor — Team Page\n\nArea: Route Scoring; Lead: Marta Vasko\n"
+            "Area: Executive Producer; Lead: Ondrej Vasko\n")
+    mentions = [_m(text, "Harbor", O, "rule"), _m(text, "Marta Vasko", P), _m(text, "Ondrej Vasko", P)]
+    facts = _facts(text, mentions)
+    assert ("Marta Vasko", "LEADS", "Route Scoring") in facts
+    assert ("Route Scoring", "MEMBER_OF", "Harbor") in facts
+    assert not any("Executive Producer" in f for f in facts)
+    # elsewhere an area is a row's topic, no team
+    text = "# Harbor Launch Notes\n\nArea: Route Scoring; Owner: Marta Vasko\n"
+    assert "Route Scoring" not in {m.text for m in cell_mentions(text, [_m(text, "Marta Vasko", P)])}
+
+
+def test_a_versioned_name_heads_a_project_page() -> None:
+    text = "# Harbor v2 — Migration Plan\n\nLead: Marta Vasko\n"
+    found = cell_mentions(text, [_m(text, "Marta Vasko", P)])
+    assert ("Harbor v2", EntityType.PRODUCT, "PROJECT") in {(m.text, m.type, m.subtype) for m in found}

@@ -44,6 +44,11 @@ _LABELS: tuple[tuple[re.Pattern[str], Label], ...] = tuple(
         (r"maintainers?|maintained by|maintaining team|on-?call|support team|supported by",
          Label(R.MAINTAINS, True, _NAMED)),
         (r"(?:team )?members|engineers|people", Label(R.MEMBER_OF, True, frozenset({P}), frozenset({O}))),
+        # a craft on a project's or team's page: "Technical director: Ana", "Concept art: Bo"
+        # (a lead, sponsor or executive role is not read as membership)
+        (r"(?!.*\b(?:lead|leads|executive|sponsor|owner)\b)(?:[a-z]+[ /-]){0,2}(?:director|producer|designer|"
+         r"engineer|engineering|developer|artist|art|analyst|scientist|writer|tester|qa|design)",
+         Label(R.MEMBER_OF, True, frozenset({P}), frozenset({O, EntityType.PRODUCT}))),
         (r"(?:tech(?:nology)? )?stack|built with|technolog(?:y|ies)|languages?|frameworks?|runs on|tools",
          Label(R.USES, False, _SYSTEMS)),
         (r"depends on|dependencies|upstream(?: dependencies)?|requires",
@@ -155,7 +160,7 @@ def _cell_hits(text: str, cell: str, start: int, end: int, subject: Mention, men
     if parsed is None or label is None or subject.type not in label.subject_types:
         return []
     value_start = start + parsed.start(2)
-    stop = re.search(r"[.!?](?:\s|$)", text[value_start:end])
+    stop = re.search(r"(?<!\b[A-Z])[.!?](?:\s|$)", text[value_start:end])  # not an initial's dot
     end = value_start + stop.start() if stop else end  # the value, not the sentences after it
     values = [m for m in mentions if value_start <= m.start and m.end <= end]
     if not _names_only(text, value_start, end, values):
