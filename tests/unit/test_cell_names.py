@@ -93,8 +93,3 @@ def test_an_area_row_on_a_unit_page_names_a_part_of_the_unit_but_not_a_role() ->
     text = "# Harbor Launch Notes\n\nArea: Route Scoring; Owner: Marta Vasko\n"
     assert "Route Scoring" not in {m.text for m in cell_mentions(text, [_m(text, "Marta Vasko", P)])}
 
-
-def test_a_versioned_name_heads_a_project_page() -> None:
-    text = "# Harbor v2 — Migration Plan\n\nLead: Marta Vasko\n"
-    found = cell_mentions(text, [_m(text, "Marta Vasko", P)])
-    assert ("Harbor v2", EntityType.PRODUCT, "PROJECT") in {(m.text, m.type, m.subtype) for m in found}

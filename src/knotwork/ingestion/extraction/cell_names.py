@@ -146,7 +146,7 @@ def _team_cell(text: str, start: int, end: int, mentions: Sequence[Mention], add
 # A page headed "<name> — <kind of page>": the page is about the name, whose type the kind
 # says ("Route Planning — Team Home", "Atlas Rewrite — Project Charter"). Each kind is named
 # data: (name, the words after the dash, type, subtype).
-_HEAD_NAME = r"^\s*#*\s*([A-Z][\w&/'’.-]*(?:\s+(?:&\s+)?(?:[A-Z][\w&/'’.-]*|v?\d[\w.]*)){0,4})\s*[—–:|-]\s*"
+_HEAD_NAME = r"^\s*#*\s*([A-Z][\w&/'’.-]*(?:\s+(?:&\s+)?[A-Z][\w&/'’.-]*){0,4})\s*[—–:|-]\s*"
 PAGE_KINDS: tuple[tuple[str, re.Pattern[str], EntityType, str], ...] = (
     ("unit_page", re.compile(_HEAD_NAME + r"(?i:(?:[\w-]+\s+){0,2}(?:team|group|division|department|squad|studio)\b)"),
      O, "TEAM"),
