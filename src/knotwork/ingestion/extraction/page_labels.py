@@ -160,7 +160,7 @@ def _cell_hits(text: str, cell: str, start: int, end: int, subject: Mention, men
     if parsed is None or label is None or subject.type not in label.subject_types:
         return []
     value_start = start + parsed.start(2)
-    stop = re.search(r"(?<!\b[A-Z])[.!?](?:\s|$)", text[value_start:end])  # not an initial's dot
+    stop = re.search(r"[.!?](?:\s|$)", text[value_start:end])
     end = value_start + stop.start() if stop else end  # the value, not the sentences after it
     values = [m for m in mentions if value_start <= m.start and m.end <= end]
     if not _names_only(text, value_start, end, values):
