@@ -502,3 +502,13 @@ def test_key_value_tables_read_as_labelled_lines() -> None:
         "<table><tr><th>Service</th><th>Owner</th></tr><tr><td>Billing</td><td>Platform</td></tr></table>"
     )
     assert html_to_text(two_columns) == "Service: Billing; Owner: Platform"
+
+
+def test_a_confluence_body_opening_with_a_section_heading_gets_the_page_title(tmp_path: Path) -> None:
+    section = {"storage": {"value": "<h2>Who we are</h2><p>We run Atlas.</p>", "representation": "storage"}}
+    own_title = {"storage": {"value": "<h1>Atlas Team</h1><p>We run Atlas.</p>", "representation": "storage"}}
+    _write_json(tmp_path / "a.json", _page("1", title="Atlas Team", body=section))
+    _write_json(tmp_path / "b.json", _page("2", title="Atlas Team", body=own_title))
+    pages = _by_id(load_confluence(tmp_path)[0])
+    assert pages["1"].content.startswith("# Atlas Team\n\n## Who we are")
+    assert pages["2"].content.count("Atlas Team") == 1  # its own title heading is not doubled

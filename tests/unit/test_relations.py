@@ -303,3 +303,29 @@ def test_a_pattern_that_needs_the_words_after_its_target_names_no_type_in_a_sent
     from knotwork.ingestion.extraction.relations import relation_types_named
 
     assert R.MANAGES not in relation_types_named("Ines Alba leads the Routing team.")
+
+
+def test_a_table_row_about_its_own_item_says_nothing_about_the_page() -> None:
+    from knotwork.ingestion.extraction.page_labels import label_relations
+
+    text = "Dispatch Console\nArea: Route scoring; Lead: Mei-Ling Huang\nLead: Tomas Arden"
+    system = Mention(0, 16, "Dispatch Console", EntityType.PRODUCT, 0.9, "rule", "SYSTEM")
+    people = [Mention(text.index(n), text.index(n) + len(n), n, EntityType.PERSON, 0.9, "rule")
+              for n in ("Mei-Ling Huang", "Tomas Arden")]
+    hits = label_relations(text, [system, *people])
+    assert [(h.source.text, h.type, h.target.text) for h in hits] == [
+        ("Tomas Arden", RelationType.LEADS, "Dispatch Console")]
+
+
+def test_a_craft_label_on_a_project_page_is_a_member() -> None:
+    from knotwork.ingestion.extraction.page_labels import label_relations
+
+    text = ("Harbor Rewrite\nLead: Mia Vasko\nTechnical director: Tomas Arden\n"
+            "Executive sponsor: Ines Alba\nConcept art: Bo Tull")
+    project = Mention(0, 14, "Harbor Rewrite", EntityType.PRODUCT, 0.9, "rule", "PROJECT")
+    people = [Mention(text.index(n), text.index(n) + len(n), n, EntityType.PERSON, 0.9, "rule")
+              for n in ("Mia Vasko", "Tomas Arden", "Ines Alba", "Bo Tull")]
+    hits = {(h.source.text, h.type, h.target.text) for h in label_relations(text, [project, *people])}
+    assert hits == {("Mia Vasko", RelationType.LEADS, "Harbor Rewrite"),
+                    ("Tomas Arden", RelationType.MEMBER_OF, "Harbor Rewrite"),
+                    ("Bo Tull", RelationType.MEMBER_OF, "Harbor Rewrite")}

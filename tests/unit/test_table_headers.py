@@ -88,7 +88,7 @@ def test_a_parenthesis_after_a_value_is_about_the_value() -> None:
 
 
 def test_cells_under_team_and_place_headers_name_teams_and_places() -> None:
-    from knotwork.ingestion.extraction.table_headers import cell_mentions
+    from knotwork.ingestion.extraction.cell_names import cell_mentions
 
     text = "Name: Ondrej Vasko; Unit: Harbor Team; Studio: Lisbon"
     guessed_place = Mention(text.index("Lisbon"), text.index("Lisbon") + 6, "Lisbon", P, 0.6, "spacy")
@@ -99,7 +99,7 @@ def test_cells_under_team_and_place_headers_name_teams_and_places() -> None:
 
 
 def test_a_row_without_a_named_subject_gets_no_invented_names() -> None:
-    from knotwork.ingestion.extraction.table_headers import cell_mentions
+    from knotwork.ingestion.extraction.cell_names import cell_mentions
 
     text = "Status: open; Team: Harbor Team"
     assert cell_mentions(text, []) == []
@@ -126,7 +126,7 @@ def test_a_unit_row_on_a_division_page_is_one_of_its_parts() -> None:
 
 
 def test_a_unit_column_opening_a_row_and_a_unit_page_heading_name_teams() -> None:
-    from knotwork.ingestion.extraction.table_headers import cell_mentions
+    from knotwork.ingestion.extraction.cell_names import cell_mentions
     text = "# Harbor — Team Page\n\nDivision: Engineering; Head: Marta Vasko; Teams: Harbor, Pricing"
     marta = _mentions(text, [("Marta Vasko", P, 0)])
     found = {(m.text, m.type, m.subtype) for m in cell_mentions(text, marta)}

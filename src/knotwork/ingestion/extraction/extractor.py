@@ -12,6 +12,7 @@ import structlog
 from knotwork.domain.models import EntityType, RelationType
 from knotwork.ingestion.extraction import entity_filter
 from knotwork.ingestion.extraction.aliases import alias_mentions
+from knotwork.ingestion.extraction.cell_names import cell_mentions
 from knotwork.ingestion.extraction.ensemble import Ensemble, VotePolicy, default_extractors
 from knotwork.ingestion.extraction.extractors import LlmVoteExtractor
 from knotwork.ingestion.extraction.handover import handover_relations
@@ -21,7 +22,6 @@ from knotwork.ingestion.extraction.relations import relations_in_sentence
 from knotwork.ingestion.extraction.spacy_model import loaded_words
 from knotwork.ingestion.extraction.table_headers import (
     TABLE_METHOD,
-    cell_mentions,
     table_row_relations,
 )
 from knotwork.ingestion.extraction.types import (

@@ -44,6 +44,11 @@ _LABELS: tuple[tuple[re.Pattern[str], Label], ...] = tuple(
         (r"maintainers?|maintained by|maintaining team|on-?call|support team|supported by",
          Label(R.MAINTAINS, True, _NAMED)),
         (r"(?:team )?members|engineers|people", Label(R.MEMBER_OF, True, frozenset({P}), frozenset({O}))),
+        # a craft on a project's or team's page: "Technical director: Ana", "Concept art: Bo"
+        # (a lead, sponsor or executive role is not read as membership)
+        (r"(?!.*\b(?:lead|leads|executive|sponsor|owner)\b)(?:[a-z]+[ /-]){0,2}(?:director|producer|designer|"
+         r"engineer|engineering|developer|artist|art|analyst|scientist|writer|tester|qa|design)",
+         Label(R.MEMBER_OF, True, frozenset({P}), frozenset({O, EntityType.PRODUCT}))),
         (r"(?:tech(?:nology)? )?stack|built with|technolog(?:y|ies)|languages?|frameworks?|runs on|tools",
          Label(R.USES, False, _SYSTEMS)),
         (r"depends on|dependencies|upstream(?: dependencies)?|requires",
@@ -102,6 +107,8 @@ def label_relations(text: str, mentions: list[Mention]) -> list[LabelHit]:
     for line in re.finditer(r"[^\n]+", text[pos:]):
         line_start, line_end = pos + line.start(), pos + line.end()
         cells = re.split(r"(?<=[;|])", line.group(0))
+        if len(cells) > 1 and _row_item(cells[0]):
+            continue  # "Area: Search Ranking; Lead: Ana": the row's cells are about its item
         if len(cells) > 1 and _row_has_subject(cells[0], line_start, mentions):
             # "Klaus Fischer; Role: EM; Location: Berlin": the row is about Klaus; on a team's
             # page a roster row (a person with a role) is one of its members
@@ -124,6 +131,13 @@ def _row_has_subject(first_cell: str, start: int, mentions: list[Mention]) -> bo
     end = start + len(first_cell)
     return any(value_start <= m.start and m.end <= end for m in mentions) and (
         parsed is None or _label(parsed.group(1)) is None)
+
+
+def _row_item(first_cell: str) -> bool:
+    """A table row opening with a cell of its own kind ("Area: …", "Milestone: …"), not one
+    of the page's labels ("Owner: …"): the later cells describe that item, not the page."""
+    parsed = _CELL.match(first_cell.rstrip(";|"))
+    return parsed is not None and _label(parsed.group(1)) is None
 
 
 _ROLE_CELL = re.compile(r"^\s*(?:role|title|position|job title|job|function)\s*:", re.IGNORECASE)

@@ -210,8 +210,10 @@ def page_to_document(
         return None
     title = _str(page.get("title"))
     first_line = content.lstrip().split("\n", 1)[0]
-    if title and not first_line.startswith("#") and _heading_key(first_line) != _heading_key(title):
-        content = f"# {title}\n\n{content}"  # as the page shows it: its title names its subject
+    # as the page shows it: its title names its subject; a body opening with a section
+    # heading ("## Who we are") has no title of its own
+    if title and not re.match(r"#\s", first_line) and _heading_key(first_line) != _heading_key(title):
+        content = f"# {title}\n\n{content}"
     version = _dict(page.get("version"))
     history = _dict(page.get("history"))  # v1 shape
     links = _dict(page.get("_links"))
