@@ -68,9 +68,6 @@ def test_each_shape_finds_the_embedded_description(question: str, shape: str, in
     "Who led the Heron team in 2023, and who leads it now?",  # "it" is the team, no answer
     "What was Heron's error rate on Monday, and what was it after the fix?",  # a number
     "Which office is Brightmoor's QA team in?",  # an acronym that is no role
-    "What were the three findings of the 2023 Falcon audit?",  # a thing's parts, no one
-    "Which vendor delivered the assets for Release 4?",  # the same
-    "Who wrote the spec, the design for Falcon?",  # an apposition
     "What is the first step of the Heron rollout?",  # an order word without a clause
 ])
 def test_no_chain_where_there_is_none(question: str) -> None:

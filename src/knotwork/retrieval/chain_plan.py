@@ -189,9 +189,6 @@ def _relative_clause(q: str) -> Plan | None:
     found = decompose(q)
     if found is None:
         return None
-    head = (found.role or "").split()[-1:]
-    if found.noun is None and not (head and head[0].lower() in _ROLE_HEADS):
-        return None  # "the findings of X", "the design for X": a thing's part, no one to bridge
     person = (found.noun or "") in PERSON_ROLES | {"people", "one"}
     return Plan("relative-clause", found.inner, found.template,
                 frozenset({EntityType.PERSON}) if person and found.noun != "one" else None)
