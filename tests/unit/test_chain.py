@@ -49,6 +49,10 @@ P, O, L, X = EntityType.PERSON, EntityType.ORGANIZATION, EntityType.LOCATION, En
      "Which team owns Quarry?", "In which city does the lead of {} work?"),
     ("Which studio made the last game that the Atlas team ships?", "relative-clause",
      "Which game does the Atlas team ship, the last one?", "Which studio made {}?"),
+    ("Who is the producer of the game whose demo won the Spring Jam?", "relative-clause",
+     "Which game's demo won the Spring Jam?", "Who is the producer of {}?"),
+    ("Where is the person whose team owns Quarry based?", "relative-clause",
+     "Whose team owns Quarry?", "Where is {} based?"),
     # a chain of roles: the inner role is answered first
     ("Who is the manager of the lead of Project Falcon?", "role-of",
      "Who is the lead of Project Falcon?", "Who is the manager of {}?"),

@@ -23,7 +23,7 @@ _NOUN = (r"(?:person|people|one|engineer|employee|manager|lead|team|group|squad|
 # an order word the clause's answer must keep: "the first merchant that went live on X"
 _ORDER = r"(?:first|last|second|third|original|earliest|latest|only|newest|oldest)"
 _CLAUSE = re.compile(r"\b(?:the|a|an)\s+(?:(?P<order>" + _ORDER + r")\s+)?(?P<noun>" + _NOUN
-                     + r")\s+(?:who|that|which|whose)\s+", re.IGNORECASE)
+                     + r")\s+(?P<pron>who|that|which|whose)\s+", re.IGNORECASE)
 _TAIL_VERB = re.compile(
     r"\s+(?P<verb>belong(?:s)? to|report(?:s)? to|(?:work|operate)(?:s)?(?: (?:at|for|in|on|from))?|"
     r"lead|manage|use|own|maintain|sit in|live in|depend on|join(?:ed)?|"
@@ -109,7 +109,8 @@ def decompose(question: str) -> Decomposition | None:
     m = _CLAUSE.search(q)
     if m is None or m.start() == 0:
         return _decompose_role(q)
-    by_object = _object_clause(q, m)
+    whose = m.group("pron").lower() == "whose"
+    by_object = None if whose else _object_clause(q, m)
     if by_object is not None:
         return by_object
     rest = q[m.end():]
@@ -118,6 +119,8 @@ def decompose(question: str) -> Decomposition | None:
     if len(clause.split()) < 2:
         return None
     wh = _WH_FOR.get(m.group("noun").lower(), "Who")
+    if whose:  # "the game whose demo won X" → "Which game's demo won X?"
+        wh = "Whose" if wh == "Who" else f"{wh}'s"
     inner = f"{wh} {clause.strip()}{_order_of(m)}?"
     outer_tail = f" {tail.group('verb')}?" if tail else "?"
     template = q[: m.start()] + "{}" + outer_tail
@@ -188,6 +191,9 @@ _LATER_BRIDGE = 0.1  # each later bridge's outer answer counts this much less
 _BRIDGE_KINDS: dict[str, frozenset[EntityType]] = {
     n: frozenset({EntityType.PERSON}) for n in ("person", "people", "engineer", "employee",
                                                "manager", "lead")}
+# a party or a work is no person ("the game whose demo won X" is not its producer)
+_BRIDGE_KINDS.update({n: frozenset(set(EntityType) - {EntityType.PERSON}) for n in (
+    "merchant", "customer", "client", "vendor", "supplier", "partner", "studio", "game")})
 _SURE = 0.8  # an outer answer this confident ends the search for a better bridge
 
 
