@@ -19,7 +19,7 @@ from knotwork.retrieval.question import analyze
 
 _NOUN = (r"(?:person|people|one|engineer|employee|manager|lead|team|group|squad|project|"
          r"service|system|company|organization|product|office|merchant|customer|client|vendor|"
-         r"supplier|partner|studio|game)")
+         r"supplier|partner|studio)")
 # an order word the clause's answer must keep: "the first merchant that went live on X"
 _ORDER = r"(?:first|last|second|third|original|earliest|latest|only|newest|oldest)"
 _CLAUSE = re.compile(r"\b(?:the|a|an)\s+(?:(?P<order>" + _ORDER + r")\s+)?(?P<noun>" + _NOUN
@@ -34,8 +34,7 @@ _WH_FOR = {"team": "Which team", "group": "Which group", "squad": "Which squad",
            "company": "Which company", "organization": "Which organization",
            "product": "Which product", "office": "Which office", "merchant": "Which merchant",
            "customer": "Which customer", "client": "Which client", "vendor": "Which vendor",
-           "supplier": "Which supplier", "partner": "Which partner", "studio": "Which studio",
-           "game": "Which game"}
+           "supplier": "Which supplier", "partner": "Which partner", "studio": "Which studio"}
 
 
 # words that end the outer question, not the named thing: "Which team is the lead of X on?"
@@ -119,7 +118,7 @@ def decompose(question: str) -> Decomposition | None:
     if len(clause.split()) < 2:
         return None
     wh = _WH_FOR.get(m.group("noun").lower(), "Who")
-    if whose:  # "the game whose demo won X" → "Which game's demo won X?"
+    if whose:  # "the vendor whose demo won X" → "Which vendor's demo won X?"
         wh = "Whose" if wh == "Who" else f"{wh}'s"
     inner = f"{wh} {clause.strip()}{_order_of(m)}?"
     outer_tail = f" {tail.group('verb')}?" if tail else "?"
@@ -191,9 +190,9 @@ _LATER_BRIDGE = 0.1  # each later bridge's outer answer counts this much less
 _BRIDGE_KINDS: dict[str, frozenset[EntityType]] = {
     n: frozenset({EntityType.PERSON}) for n in ("person", "people", "engineer", "employee",
                                                "manager", "lead")}
-# a party or a work is no person ("the game whose demo won X" is not its producer)
+# a party is no person ("the vendor whose demo won X" is not its contact)
 _BRIDGE_KINDS.update({n: frozenset(set(EntityType) - {EntityType.PERSON}) for n in (
-    "merchant", "customer", "client", "vendor", "supplier", "partner", "studio", "game")})
+    "merchant", "customer", "client", "vendor", "supplier", "partner", "studio")})
 _SURE = 0.8  # an outer answer this confident ends the search for a better bridge
 
 
