@@ -35,6 +35,27 @@ P, O, L, X = EntityType.PERSON, EntityType.ORGANIZATION, EntityType.LOCATION, En
     ("Which plugin shipped in Release 9, and which team maintains its installer?",
      "conjunction-anaphor", "Which plugin shipped in Release 9?",
      "Which team maintains {}'s installer?"),
+    # relative clauses: an order word is kept, any kind of party may be described
+    ("Who looks after the account of the first customer that signed up for Nimbus?",
+     "relative-clause", "Which customer signed up for Nimbus, the first one?",
+     "Who looks after the account of {}?"),
+    ("Who is the contact at the vendor that hosts the Heron archive?", "relative-clause",
+     "Which vendor hosts the Heron archive?", "Who is the contact at {}?"),
+    ("Where is the person who leads Project Falcon based?", "relative-clause",
+     "Who leads Project Falcon?", "Where is {} based?"),
+    ("Who is the lead of the team that owns the Billing service?", "relative-clause",
+     "Which team owns the Billing service?", "Who is the lead of {}?"),
+    ("In which city does the lead of the team that owns Quarry work?", "relative-clause",
+     "Which team owns Quarry?", "In which city does the lead of {} work?"),
+    ("Which studio made the last product that the Atlas team ships?", "relative-clause",
+     "Which product does the Atlas team ship, the last one?", "Which studio made {}?"),
+    ("Who is the contact at the vendor whose demo won the Spring Jam?", "relative-clause",
+     "Which vendor's demo won the Spring Jam?", "Who is the contact at {}?"),
+    ("Where is the person whose team owns Quarry based?", "relative-clause",
+     "Whose team owns Quarry?", "Where is {} based?"),
+    # a chain of roles: the inner role is answered first
+    ("Who is the manager of the lead of Project Falcon?", "role-of",
+     "Who is the lead of Project Falcon?", "Who is the manager of {}?"),
 ])
 def test_each_shape_finds_the_embedded_description(question: str, shape: str, inner: str,
                                                    template: str) -> None:
@@ -51,6 +72,7 @@ def test_each_shape_finds_the_embedded_description(question: str, shape: str, in
     "Who led the Heron team in 2023, and who leads it now?",  # "it" is the team, no answer
     "What was Heron's error rate on Monday, and what was it after the fix?",  # a number
     "Which office is Brightmoor's QA team in?",  # an acronym that is no role
+    "What is the first step of the Heron rollout?",  # an order word without a clause
 ])
 def test_no_chain_where_there_is_none(question: str) -> None:
     assert plan(question) is None
@@ -60,6 +82,13 @@ def test_a_chain_routes_to_local_search_but_a_conjunction_keeps_its_route() -> N
     assert route("In which office is the release manager of OUT-77 based?").reason.startswith("a chain")
     conj = route("Who drafted the Heron budget, and where is that person based?", ["Heron"])
     assert conj.mode is QueryMode.DRIFT  # the engine tries the chain first, DRIFT if it fails
+
+
+def test_a_conjunction_chain_outranks_a_corpus_cue_word() -> None:
+    q = "Which plugin won best overall at the Release 9 fair, and who maintains its installer?"
+    assert plan(q) is not None
+    assert route(q).mode is QueryMode.DRIFT
+    assert route("Which plugins won best overall across all releases?").mode is QueryMode.GLOBAL
 
 
 # ---------------------------------------------------------------- the search

@@ -18,8 +18,12 @@ from knotwork.retrieval.local import LocalSearch
 from knotwork.retrieval.question import analyze
 
 _NOUN = (r"(?:person|people|one|engineer|employee|manager|lead|team|group|squad|project|"
-         r"service|system|company|organization|product|office)")
-_CLAUSE = re.compile(r"\b(?:the|a|an)\s+(?P<noun>" + _NOUN + r")\s+(?:who|that|which|whose)\s+", re.IGNORECASE)
+         r"service|system|company|organization|product|office|merchant|customer|client|vendor|"
+         r"supplier|partner|studio)")
+# an order word the clause's answer must keep: "the first merchant that went live on X"
+_ORDER = r"(?:first|last|second|third|original|earliest|latest|only|newest|oldest)"
+_CLAUSE = re.compile(r"\b(?:the|a|an)\s+(?:(?P<order>" + _ORDER + r")\s+)?(?P<noun>" + _NOUN
+                     + r")\s+(?P<pron>who|that|which|whose)\s+", re.IGNORECASE)
 _TAIL_VERB = re.compile(
     r"\s+(?P<verb>belong(?:s)? to|report(?:s)? to|(?:work|operate)(?:s)?(?: (?:at|for|in|on|from))?|"
     r"lead|manage|use|own|maintain|sit in|live in|depend on|join(?:ed)?|"
@@ -28,7 +32,9 @@ _TAIL_VERB = re.compile(
 _WH_FOR = {"team": "Which team", "group": "Which group", "squad": "Which squad",
            "project": "Which project", "service": "Which service", "system": "Which system",
            "company": "Which company", "organization": "Which organization",
-           "product": "Which product", "office": "Which office"}
+           "product": "Which product", "office": "Which office", "merchant": "Which merchant",
+           "customer": "Which customer", "client": "Which client", "vendor": "Which vendor",
+           "supplier": "Which supplier", "partner": "Which partner", "studio": "Which studio"}
 
 
 # words that end the outer question, not the named thing: "Which team is the lead of X on?"
@@ -55,6 +61,7 @@ class Decomposition:
     inner: str  # the embedded question, answered first
     template: str  # the outer question with {} where the bridge entity goes
     noun: str | None = None  # what the clause names ("the person who …"): the bridge's kind
+    role: str | None = None  # "the <role> of <X>" (no clause): the role's words
 
 
 # an object clause: "the system that RouteKit depends on", "the team that Ana is on": the
@@ -77,6 +84,11 @@ def _base_verb(verb: str) -> str:
     return verb
 
 
+def _order_of(m: re.Match[str]) -> str:
+    """", the first one" when the clause asks for the first (last, …) of several."""
+    return f", the {m.group('order').lower()} one" if m.group("order") else ""
+
+
 def _object_clause(q: str, m: re.Match[str]) -> Decomposition | None:
     obj = _OBJECT_CLAUSE.match(q[m.end():])
     if obj is None:
@@ -84,9 +96,10 @@ def _object_clause(q: str, m: re.Match[str]) -> Decomposition | None:
     wh = _WH_FOR.get(m.group("noun").lower(), "What")
     subj, verb, prep = obj.group("subj"), obj.group("verb"), obj.group("prep")
     if verb in _BE:
-        inner = f"{wh} {verb} {subj}{prep}?"
+        inner = f"{wh} {verb} {subj}{prep}{_order_of(m)}?"
     else:
-        inner = f"{wh} does {subj} {verb if obj.group('aux') else _base_verb(verb)}{prep}?"
+        inner = (f"{wh} does {subj} {verb if obj.group('aux') else _base_verb(verb)}{prep}"
+                 f"{_order_of(m)}?")
     return Decomposition(inner, q[: m.start()] + "{}?", m.group("noun").lower())
 
 
@@ -95,7 +108,8 @@ def decompose(question: str) -> Decomposition | None:
     m = _CLAUSE.search(q)
     if m is None or m.start() == 0:
         return _decompose_role(q)
-    by_object = _object_clause(q, m)
+    whose = m.group("pron").lower() == "whose"
+    by_object = None if whose else _object_clause(q, m)
     if by_object is not None:
         return by_object
     rest = q[m.end():]
@@ -104,7 +118,9 @@ def decompose(question: str) -> Decomposition | None:
     if len(clause.split()) < 2:
         return None
     wh = _WH_FOR.get(m.group("noun").lower(), "Who")
-    inner = f"{wh} {clause.strip()}?"
+    if whose:  # "the vendor whose demo won X" → "Which vendor's demo won X?"
+        wh = "Whose" if wh == "Who" else f"{wh}'s"
+    inner = f"{wh} {clause.strip()}{_order_of(m)}?"
     outer_tail = f" {tail.group('verb')}?" if tail else "?"
     template = q[: m.start()] + "{}" + outer_tail
     return Decomposition(inner, template, m.group("noun").lower())
@@ -122,7 +138,7 @@ def _decompose_role(q: str) -> Decomposition | None:
         if _SINGLE_HOP.match(template):
             continue
         inner = f"Who is the {m.group('role')} of {m.group('obj').strip()}?"
-        return Decomposition(inner, template)
+        return Decomposition(inner, template, role=m.group("role"))
     return None
 
 
@@ -174,6 +190,9 @@ _LATER_BRIDGE = 0.1  # each later bridge's outer answer counts this much less
 _BRIDGE_KINDS: dict[str, frozenset[EntityType]] = {
     n: frozenset({EntityType.PERSON}) for n in ("person", "people", "engineer", "employee",
                                                "manager", "lead")}
+# a party is no person ("the vendor whose demo won X" is not its contact)
+_BRIDGE_KINDS.update({n: frozenset(set(EntityType) - {EntityType.PERSON}) for n in (
+    "merchant", "customer", "client", "vendor", "supplier", "partner", "studio")})
 _SURE = 0.8  # an outer answer this confident ends the search for a better bridge
 
 

@@ -170,6 +170,9 @@ def route(question: str, known_names: Sequence[str] = (),
     if cue == SUMMARY_CUE and known_names:
         # "Summarise the X migration": an account of a named thing, from its own evidence
         return Route(QueryMode.LOCAL, "a summary of " + ", ".join(dict.fromkeys(known_names)))
+    if cue and chained is not None:
+        # "Which X won best overall, and who made it?": a chain, its cue word no corpus question
+        return Route(QueryMode.DRIFT, f"a chain joined by 'and' (cue {cue!r} set aside)")
     if cue:
         return Route(QueryMode.GLOBAL, f"corpus-wide: {cue}")
     if not known_names and not unknown_names:
