@@ -69,7 +69,7 @@ def _covered(mentions: Sequence[Mention], start: int, end: int) -> list[Mention]
 
 def _replaces(name: Mention, over: list[Mention]) -> bool:
     """The full name replaces the mentions it overlaps: all lie inside it and none is already
-    the name with its type; a part of it ("Vasko", "Ana Carolina" of "Ana Carolina Simoes") or
+    the name with its type; a part of it ("Vasko", "Rosa Maria" of "Rosa Maria Tandy") or
     a guess of another type ("Ondrej Vasko" as an organisation) is NER missing the name."""
     if not over or any(m.start < name.start or m.end > name.end for m in over):
         return False
