@@ -144,3 +144,21 @@ def test_specific_questions_are_no_accounts(question: str) -> None:
 
 def test_an_account_of_an_unknown_name_is_not_routed_as_one() -> None:
     assert route("Describe Project Zephyr.", [], ["Project Zephyr"]).mode is QueryMode.LOCAL
+
+
+@pytest.mark.parametrize(("question", "known"), [
+    ("What were the major technical and staffing changes at Acme Works last year?",
+     ["Acme Works", "staffing"]),
+    ("What are the key legal or financial risks for Orbit Labs?", ["Orbit Labs"]),
+])
+def test_two_joined_modifiers_before_a_theme_word_still_ask_for_the_main_themes(
+        question: str, known: list[str]) -> None:
+    decision = route(question, known)
+    assert decision.mode is QueryMode.GLOBAL
+    assert "main themes" in decision.reason
+
+
+def test_a_joined_modifier_without_a_theme_word_is_no_corpus_cue() -> None:
+    # "main and" followed by a plain noun asks about one thing
+    assert route("Who runs the main and backup servers of Project Atlas?", ATLAS).mode \
+        is QueryMode.LOCAL

@@ -25,8 +25,9 @@ _THEMES = (r"(?:risks?|themes?|topics?|issues?|problems?|challenges?|concerns?|t
 SUMMARY_CUE = "asks for a summary"
 _CORPUS_CUES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(p, re.IGNORECASE), why) for p, why in (
+        # one modifier, or two joined ("the major technical and staffing changes")
         (r"\b(?:main|key|major|biggest|top|overall|common|recurring|general|important)\s+"
-         r"(?:\w+\s+)?" + _THEMES + r"\b", "asks for the main themes"),
+         r"(?:\w+\s+)?(?:(?:and|or)\s+\w+\s+)?" + _THEMES + r"\b", "asks for the main themes"),
         (r"\bwhat\s+(?:are|were)\s+(?:the\s+)?(?:\w+\s+)?(?:themes?|topics?)\b",
          "asks for the themes"),
         (r"\boverall\b", "says 'overall'"),
