@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 import knotwork.retrieval.local as local_module
+from bench.fit_answerability import states_gold
 from knotwork import Knotwork, Settings
 from knotwork.domain.models import QueryMode
 from knotwork.retrieval import answer_rank
@@ -40,24 +39,6 @@ class Window:
     qid: str
     rows: list[tuple[float, ...]]
     labels: list[int]
-
-
-def _norm(s: str) -> str:
-    s = "".join(c for c in unicodedata.normalize("NFKD", s) if not unicodedata.combining(c))
-    s = s.lower().replace("\u2019", "'")
-    return re.sub(r"\s+", " ", re.sub(r"[^a-z0-9.:%'/ -]+", " ", s)).strip()
-
-
-def states_gold(q: dict[str, object], text: str) -> bool:
-    hay = _norm(text)
-    groups = q.get("must_include")
-    if isinstance(groups, list) and groups:
-        return all(any(_norm(a) in hay for a in str(g).split("|")) for g in groups)
-    gold = str(q["answer"])
-    golds = [gold, *[str(a) for a in q.get("answer_aliases") or []]]  # type: ignore[attr-defined]
-    base = re.sub(r"\s*\(.*?\)\s*", " ", gold).strip()
-    golds += [base] if base and base != gold else []
-    return any(_norm(g) and _norm(g) in hay for g in golds)
 
 
 def collect(data_dir: Path, corpus: Path, cache: Path | None = None) -> list[Window]:

@@ -63,7 +63,13 @@ def _norm(s: str) -> str:
 def _correct(q: dict[str, object], answer: str) -> bool:
     if q["category"] == "negative":
         return False
-    hay = _norm(" ".join(answer.split()[:ANSWER_WORDS]))
+    return states_gold(q, " ".join(answer.split()[:ANSWER_WORDS]))
+
+
+def states_gold(q: dict[str, object], text: str) -> bool:
+    """The corpus eval's answer rule: the gold answer (an alias, its base without a
+    parenthesis, or every ``must_include`` group) appears in ``text``."""
+    hay = _norm(text)
     groups = q.get("must_include")
     if isinstance(groups, list) and groups:
         return all(any(_norm(a) in hay for a in str(g).split("|")) for g in groups)

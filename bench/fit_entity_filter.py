@@ -84,14 +84,18 @@ def _rows(corpus: Path, cache: Path | None) -> list[Row]:
     return rows
 
 
+def rows_option(argv: list[str]) -> tuple[Path | None, list[str]]:
+    """``--rows FILE`` (the cache of computed rows), taken out of ``argv``."""
+    if "--rows" not in argv:
+        return None, argv
+    at = argv.index("--rows")
+    return Path(argv[at + 1]), argv[:at] + argv[at + 2:]
+
+
 def main(argv: list[str]) -> int:
     from sklearn.linear_model import LogisticRegression
 
-    cache = None
-    if "--rows" in argv:
-        at = argv.index("--rows")
-        cache = Path(argv[at + 1])
-        argv = argv[:at] + argv[at + 2:]
+    cache, argv = rows_option(argv)
     corpora = [Path(a) for a in argv]
     data = {c.name: _rows(c, cache) for c in corpora}
     for name, rows in data.items():

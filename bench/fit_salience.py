@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.fit_entity_filter import rows_option
 from knotwork.resolution import salience
 from knotwork.resolution.normalize import normalize_name
 
@@ -48,8 +49,8 @@ def collect(corpus: Path, data_dir: Path) -> tuple[list[Row], dict[str, int]]:
     rows: list[Row] = []
     kept: dict[str, int] = {}
     with Knotwork(Settings(data_dir=data_dir)) as kw:
-        rt = kw._rt  # noqa: SLF001 - a bench reads the runtime's stores directly
-        group = kw._group(None)  # noqa: SLF001
+        rt = kw.runtime
+        group = kw._group(None)
         entities = rt.graph.list_entities(group)
         evidence = salience.gather(rt, group, entities, rt.graph.list_facts(group))
         is_word = rt.extractor.is_common_word
@@ -87,11 +88,7 @@ def report(name: str, rows: list[Row], kept: dict[str, int], weights: dict[str, 
 def main(argv: list[str]) -> int:
     from sklearn.linear_model import LogisticRegression
 
-    cache = None
-    if "--rows" in argv:
-        at = argv.index("--rows")
-        cache = Path(argv[at + 1])
-        argv = argv[:at] + argv[at + 2:]
+    cache, argv = rows_option(argv)
     pairs = [(Path(a.split(":", 1)[0]), Path(a.split(":", 1)[1])) for a in argv]
     stored = json.loads(cache.read_text()) if cache is not None and cache.exists() else {}
     data: dict[str, tuple[list[Row], dict[str, int]]] = {}
