@@ -96,7 +96,7 @@ def test_review_page_filters_sorts_and_counts(sql: SqlResolutionStore) -> None:
 def test_mention_evidence_counts_documents_and_extractors(sql: SqlResolutionStore) -> None:
     from knotwork.domain.models import Chunk, Document, EntityMention, SourceSystem
 
-    docs = sql._docs  # noqa: SLF001 - the document store the resolution store shares
+    docs = sql._docs  # the document store the resolution store shares
     for d, chunks in (("d1", ["c1", "c2"]), ("d2", ["c3"])):
         document = Document(id=d, group_id="g", source_system=SourceSystem.FILE, source_id=d,
                             title=d, content_hash=d, created_at=NOW)

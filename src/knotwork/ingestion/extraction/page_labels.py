@@ -46,8 +46,8 @@ _LABELS: tuple[tuple[re.Pattern[str], Label], ...] = tuple(
         (r"(?:team )?members|engineers|people", Label(R.MEMBER_OF, True, frozenset({P}), frozenset({O}))),
         # a craft on a project's or team's page: "Technical director: Ana", "Concept art: Bo"
         # (a lead, sponsor or executive role is not read as membership)
-        (r"(?!.*\b(?:lead|leads|executive|sponsor|owner)\b)(?:[a-z]+[ /-]){0,2}(?:director|producer|designer|"
-         r"engineer|engineering|developer|artist|art|analyst|scientist|writer|tester|qa|design)",
+        ((r"(?!.*\b(?:lead|leads|executive|sponsor|owner)\b)(?:[a-z]+[ /-]){0,2}(?:director|producer|"
+          r"designer|engineer|engineering|developer|artist|art|analyst|scientist|writer|tester|qa|design)"),
          Label(R.MEMBER_OF, True, frozenset({P}), frozenset({O, EntityType.PRODUCT}))),
         (r"(?:tech(?:nology)? )?stack|built with|technolog(?:y|ies)|languages?|frameworks?|runs on|tools",
          Label(R.USES, False, _SYSTEMS)),
