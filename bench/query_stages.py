@@ -109,8 +109,7 @@ class _Store:
 def instrument(kw: Knotwork, clock: Clock) -> Callable[[], None]:
     """Wrap the stores, the models and the engine's stages; returns the undo."""
     import knotwork.retrieval.engine as engine_mod
-    import knotwork.retrieval.global_search as global_mod
-    import knotwork.retrieval.local as local_mod
+    import knotwork.retrieval.evidence_text as evidence_mod
     from knotwork.retrieval.engine import QueryEngine
     from knotwork.retrieval.global_search import GlobalSearch
     from knotwork.retrieval.local import LocalSearch
@@ -147,8 +146,8 @@ def instrument(kw: Knotwork, clock: Clock) -> Callable[[], None]:
     undo.append(lambda: delattr(embedder, "embed"))
     extractor = rt.extractor
     patch(extractor, "names_in", "spacy: question names")
-    patch(local_mod, "embed_cached", "embed (memo hit)")
-    patch(global_mod, "embed_cached", "embed (memo hit)")
+    patch(evidence_mod, "embed_cached", "embed (memo hit)")  # local and global candidates
+    patch(engine_mod, "embed_cached", "embed (memo hit)")  # titles of cited documents
     for name in ("wrong_surname", "aggregate", "route", "_check_support", "global_", "drift"):
         patch(QueryEngine, name, f"engine.{name.strip('_')}")
     patch(engine_mod, "incident_answer", "engine.incident_answer")

@@ -10,13 +10,18 @@ the owning episode), so a query reads them by id instead of embedding them (issu
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from knotwork.domain.ids import stable_id
 from knotwork.domain.models import Episode
-from knotwork.domain.ports import VectorPoint
+from knotwork.domain.ports import Collection, VectorPoint
 from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
+from knotwork.retrieval.vector_cache import embed_cached
+
+if TYPE_CHECKING:
+    from knotwork.runtime import Runtime
 
 _SPEAKER = re.compile(r"^([A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,3})\s*(?:\([^)]{1,30}\))?:\s+(?=\S)")
 MIN_CHARS = 8  # shorter sentences are no evidence
@@ -123,3 +128,14 @@ def sentence_point(episode: Episode, text: str, vector: list[float]) -> VectorPo
 
 def episode_sentence_ids(episode: Episode) -> list[str]:
     return [sentence_vector_id(episode.id, t) for t in evidence_texts(episode)]
+
+
+def stored_or_embedded(rt: Runtime, group_id: str, texts: Sequence[str], ids: Sequence[str]
+                       ) -> list[Sequence[float]]:
+    """The vector of each text: the one stored at ingest under its id (``ids[i]``, "" for
+    none; read only with ``Settings.evidence_vectors`` on), else embedded (memoised)."""
+    wanted = list(dict.fromkeys(i for i in ids if i)) if rt.settings.evidence_vectors else []
+    stored = rt.vectors.vectors_of(Collection.SENTENCES, group_id, wanted) if wanted else {}
+    missing = [t for t, i in zip(texts, ids, strict=True) if i not in stored]
+    embedded = dict(zip(missing, embed_cached(rt.embedder, missing), strict=True))
+    return [stored[i] if i in stored else embedded[t] for t, i in zip(texts, ids, strict=True)]

@@ -36,7 +36,11 @@ from knotwork.ingestion.chunking import count_tokens
 from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.community_index import CommunityIndex, community_index
 from knotwork.retrieval.config import GlobalSearchConfig
-from knotwork.retrieval.evidence_text import GLOBAL_MIN_CHARS, sentence_vector_id
+from knotwork.retrieval.evidence_text import (
+    GLOBAL_MIN_CHARS,
+    sentence_vector_id,
+    stored_or_embedded,
+)
 from knotwork.retrieval.global_compose import compose
 from knotwork.retrieval.global_rank import (
     Candidate,
@@ -51,7 +55,6 @@ from knotwork.retrieval.global_rank import (
 )
 from knotwork.retrieval.router import asks_for_themes
 from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
-from knotwork.retrieval.vector_cache import embed_cached
 from knotwork.runtime import Runtime
 
 _COMMUNITIES: TypeAdapter[list[Community]] = TypeAdapter(list[Community])
@@ -210,15 +213,10 @@ class GlobalSearch:
     def _vectors(self, candidates: Sequence[Candidate]) -> dict[str, Sequence[float]]:
         """The vector of each candidate's text: a source sentence's as stored at ingest
         (``Settings.evidence_vectors``), the rest embedded."""
-        texts = list(dict.fromkeys(c.text for c in candidates))
-        ids = {c.text: c.vector_id for c in candidates if c.vector_id}
-        stored = self._rt.vectors.vectors_of(Collection.SENTENCES, self._group,
-                                             list(dict.fromkeys(ids.values()))) if ids else {}
-        out: dict[str, Sequence[float]] = {t: stored[ids[t]] for t in texts
-                                           if t in ids and ids[t] in stored}
-        missing = [t for t in texts if t not in out]
-        out.update(zip(missing, embed_cached(self._rt.embedder, missing), strict=True))
-        return out
+        ids = {c.text: c.vector_id for c in candidates}  # one candidate per text (``_add``)
+        texts = list(ids)
+        return dict(zip(texts, stored_or_embedded(self._rt, self._group, texts,
+                                                  [ids[t] for t in texts]), strict=True))
 
     def _without_broad_names(self, question: str, entity_ids: Sequence[str]) -> str:
         """The question for lexical scoring, without the names of entities mentioned in at least

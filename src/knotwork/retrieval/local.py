@@ -31,6 +31,7 @@ from knotwork.retrieval.evidence_text import (
     scored_text,
     sentence_vector_id,
     sentences,
+    stored_or_embedded,
 )
 from knotwork.retrieval.hints import hint_bonus
 from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, term_set, terms
@@ -48,7 +49,6 @@ from knotwork.retrieval.time_fit import answer_time, time_bonus
 from knotwork.retrieval.typed_first import typed_first
 from knotwork.retrieval.typed_support import unsupported_relation, unsupported_title
 from knotwork.retrieval.units import Unit, choose, dedupe, recency_bonus, with_follow_ups
-from knotwork.retrieval.vector_cache import embed_cached
 from knotwork.runtime import Runtime
 
 NO_ANSWER = "I could not find support for this in the knowledge graph."
@@ -214,13 +214,9 @@ class LocalSearch:
         # a sentence of its first episode too: the bare sentence is stored); the rest is embedded
         ids = [sentence_vector_id(u.chunk_ids[0], t) if u.chunk_ids else ""
                for u, t in zip(todo, texts, strict=True)]
-        stored = self._rt.vectors.vectors_of(Collection.SENTENCES, self._group,
-                                             [i for i in ids if i]) if any(ids) else {}
-        missing = [t for t, i in zip(texts, ids, strict=True) if i not in stored]
-        embedded = dict(zip(missing, embed_cached(self._rt.embedder, missing), strict=True))
+        vectors = stored_or_embedded(self._rt, self._group, texts, ids)
         question_vector = np.asarray(qvec, dtype=np.float64)
-        for u, text, vid in zip(todo, texts, ids, strict=True):
-            vec = stored[vid] if vid in stored else embedded[text]
+        for u, vec in zip(todo, vectors, strict=True):
             u.cosine = float(np.dot(question_vector, np.asarray(vec, dtype=np.float64)))
         for u in shortlist:
             sem = u.cosine or 0.0
