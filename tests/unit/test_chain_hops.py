@@ -13,7 +13,7 @@ from knotwork.domain.models import Citation, Entity, EntityType, Episode, QueryM
 from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.chain import answer_chain
 from knotwork.retrieval.chain_plan import plan
-from knotwork.retrieval.field_hop import AskedRole, asked_role, field_bridges
+from knotwork.retrieval.field_hop import WORDS_LABEL, AskedRole, asked_role, field_bridges
 from knotwork.retrieval.multihop import decompose
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
@@ -29,7 +29,8 @@ def ent(name: str, etype: EntityType, *aliases: str) -> Entity:
 
 ENTS = [ent("Noor Haddad", P, "N. Haddad"), ent("Tobias Wren", P), ent("Ilse Okafor", P),
         ent("Pia Voss", P), ent("Bergen", L), ent("Oslo", L), ent("Heron Rollout", X),
-        ent("Forge", O), ent("Quillo Foods", O), ent("Brightmoor", O), ent("Beacon", X)]
+        ent("Forge", O), ent("Quillo Foods", O), ent("Brightmoor", O), ent("Beacon", X),
+        ent("Spring Jam", EntityType.EVENT)]
 
 
 def page(title: str, body: str, n: int = 0) -> Episode:
@@ -231,3 +232,43 @@ def test_a_clause_about_any_described_thing() -> None:
     assert found is not None
     assert (found.inner, found.template) == ("Which game's trailer won the Spring Jam?",
                                              "Who is the lead of {}?")
+
+
+def test_a_label_of_the_questions_own_words_names_the_bridge() -> None:
+    pages = [page("Spring Jam 2024 — recap", "Everyone came.\n\n## Winners\n\n"
+                  "Best overall: Beacon — Pia Voss and Tobias Wren.\nJury: Noor Haddad")]
+    jam = ent("Spring Jam 2024", X)
+    hit = field_bridges("Which app won best overall at Spring Jam 2024?", WORDS_LABEL, [jam],
+                        pages, frozenset({X}), named_in)
+    assert hit is not None and [e.name for e in hit.bridges] == ["Beacon"]
+    one_word = [page("Spring Jam 2024 — recap", "Jury: Noor Haddad")]
+    assert field_bridges("Who was on the jury of Spring Jam 2024?", WORDS_LABEL, [jam],
+                         one_word, frozenset({P}), named_in) is None  # one word says too little
+
+
+def test_a_described_thing_of_a_known_kind_is_the_one_the_evidence_names() -> None:
+    """"the game whose trailer won X": the game step 1's evidence names is asked about
+    before one a neighbouring fact of the evidence leads to."""
+    from knotwork.domain.models import Fact, RelationType
+    from knotwork.retrieval.multihop import multi_hop
+
+    near = Fact(id="f1", group_id="g", source_id="spring jam", target_id="heron rollout",
+                type=RelationType.RELATED_TO, fact="The Heron Rollout demo ran at the Spring Jam.",
+                created_at=T0)
+
+    class Facts(Search):
+        def run(self, question: str, **kw: object) -> QueryResult:
+            found = super().run(question, **kw)
+            return found.model_copy(update={"facts": [near]}) if "trailer" in question else found
+
+        def entities(self, ids: Sequence[str]) -> list[Entity]:
+            return [e for e in ENTS if e.id in ids]
+
+    search = Facts({"Which game's trailer won the Spring Jam?":
+                    "The Spring Jam jury loved the Beacon trailer.",
+                    "Who is the lead of Beacon?": "Beacon — Lead: Pia Voss.",
+                    "Who is the lead of Heron Rollout?": "Heron Rollout — Lead: Noor Haddad."})
+    found = multi_hop(search, "Who is the lead of the game whose trailer won the Spring Jam?",  # type: ignore[arg-type]
+                      as_of=None, max_context_tokens=2000)
+    assert found is not None and "Pia Voss" in found.answer
+    assert search.asked[1] == "Who is the lead of Beacon?"

@@ -15,7 +15,7 @@ from datetime import datetime
 from knotwork.domain.models import Entity, EntityType, QueryMode, QueryResult
 from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.chain_plan import GROUP_ROLES, HITS, PERSON_ROLES, Plan, plan
-from knotwork.retrieval.field_hop import asked_role, field_bridges
+from knotwork.retrieval.field_hop import WORDS_LABEL, asked_role, field_bridges
 from knotwork.retrieval.intent import AnswerType, intent_of
 from knotwork.retrieval.lexical import term_set
 from knotwork.retrieval.local import NO_ANSWER, LocalSearch
@@ -103,9 +103,7 @@ def _chain(search: LocalSearch, found: Plan, as_of: datetime | None,
 def _field_first(search: LocalSearch, found: Plan, kinds: frozenset[EntityType] | None,
                  as_of: datetime | None) -> tuple[QueryResult, tuple[Entity, ...]] | None:
     """Hop 1 read from a labelled line about the anchor (:mod:`field_hop`), or None."""
-    asked = asked_role(found.inner, found.role)
-    if asked is None:
-        return None
+    asked = asked_role(found.inner, found.role) or WORDS_LABEL
     unroled = re.sub(re.escape(found.role), " ", found.inner, flags=re.IGNORECASE) \
         if found.role else found.inner
     anchors = search.anchors(unroled)
@@ -121,7 +119,7 @@ def _field_first(search: LocalSearch, found: Plan, kinds: frozenset[EntityType] 
         answer=f"{hit.title}: {hit.line}", citations=search.cite([(hit.line, [hit.episode_id])], 1),
         confidence=0.8, mode_used=QueryMode.LOCAL, context=hit.line,
         reasoning_trace=[f"chain: hop 1 read from the labelled line '{hit.label}' on '{hit.title}' "
-                         + f"(the {asked.noun} of {', '.join(a.name for a in anchors)})"],
+                         + f"(the {asked.noun or 'asked words'} of {', '.join(a.name for a in anchors)})"],
         entities=list(bridges))
     return first, bridges
 

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from knotwork.domain.models import Entity, EntityType, Episode
 from knotwork.retrieval.lexical import STOPWORDS, term_set
 
-__all__ = ["ACT_ROLES", "ROLE_LABELS", "AskedRole", "FieldHit", "asked_role", "field_bridges"]
+__all__ = ["ACT_ROLES", "ROLE_LABELS", "WORDS_LABEL", "AskedRole", "FieldHit", "asked_role",
+           "field_bridges"]
 
 # a role noun → the label words that state it (their terms, any form: "led by" for "lead")
 ROLE_LABELS: dict[str, tuple[str, ...]] = {
@@ -80,9 +81,15 @@ class FieldHit:
 
 @dataclass(frozen=True)
 class AskedRole:
-    noun: str  # the role noun ("manager"; "owner" for "Who owned X?")
+    noun: str  # the role noun ("manager"; "owner" for "Who owned X?"); "" for no role: a
+    # label of the question's own words answers ("Which app won best overall at X?" is read
+    # from "Best overall: <name>" on the page about X)
     modifiers: tuple[str, ...] = ()  # its other words ("account" of "account manager")
     thing: str | None = None  # the lower-case thing the act is on ("the postmortem")
+
+
+WORDS_LABEL = AskedRole("")
+_MIN_LABEL_WORDS = 2  # a label of the question's own words: this many content words at least
 
 
 def asked_role(inner: str, role: str | None) -> AskedRole | None:
@@ -111,9 +118,14 @@ def _names_any(text: str, names: Sequence[str]) -> bool:
 
 def _label_fits(label: str, noun: str, asked: set[str]) -> int | None:
     """The label states the role and its other words are the question's: how many other
-    words it has (a label naming more of the question is more specific); else None."""
+    words it has (a label naming more of the question is more specific); else None. With
+    no role noun, a label of two content words or more that are all the question's."""
     words = re.findall(r"[a-z][\w-]*", re.sub(r"\(.*?\)", " ", label.lower()))
     text = " ".join(words)
+    if not noun:
+        content = [w for w in words if w not in STOPWORDS and term_set(w)]
+        fits = len(content) >= _MIN_LABEL_WORDS and all(term_set(w) <= asked for w in content)
+        return len(content) if fits else None
     for form in ROLE_LABELS.get(noun, (noun,)):
         m = re.search(r"(?<![\w-])" + re.escape(form) + r"(?![\w-])", text)
         if m is None:
@@ -181,7 +193,7 @@ def field_bridges(inner: str, role: AskedRole, anchors: Sequence[Entity],
                 # "Label: value" line for the page's subject
                 if specific is not None and (about or i in header or (titled and len(cells) == 1)):
                     shown = value
-                elif _role_cell_fits(label, value, noun, modifiers):
+                elif noun and _role_cell_fits(label, value, noun, modifiers):
                     shown, specific = line.replace(value, " "), len(modifiers)
                 else:
                     continue

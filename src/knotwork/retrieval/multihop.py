@@ -155,9 +155,10 @@ def multi_hop(search: LocalSearch, question: str, *, as_of: datetime | None,
         return None
     named = _named_bridge(search, plan.inner, first)
     kinds = _BRIDGE_KINDS.get(plan.noun or "")
-    # the entities step 1's evidence names come before those a neighbouring fact leads to
-    bridges = list(dict.fromkeys(_stated(search, plan.inner, first, kinds)
-                                 + _bridges(search, plan.inner, first, kinds))) \
+    # of a known kind ("the game whose …"), the entities step 1's evidence names come before
+    # those a neighbouring fact leads to; of any kind, a named one may be anything: facts first
+    stated = _stated(search, plan.inner, first, kinds) if kinds is not None else []
+    bridges = list(dict.fromkeys(stated + _bridges(search, plan.inner, first, kinds))) \
         or ([named] if named else [])
     if not bridges:
         return None
