@@ -1,10 +1,14 @@
 """Answering a chained question hop by hop (the plan: :mod:`knotwork.retrieval.chain_plan`).
 
-Hop 1 answers the embedded description as its own local question; the bridge is the entity
-of the described kind that its evidence names (next to the description's role words when it
-has some: "Release manager: <name>"); hop 2 asks the outer question about the bridge. The
-answer names both, cites both hops' evidence, and the trace says which shape fired. When a
-hop finds nothing (or no bridge), None: the caller answers in one pass as before.
+Hop 1 is read from a labelled line about the anchor when a page states it ("Owner: <name>"
+under the anchor's title, a row whose first cell is the anchor: :mod:`field_hop`), else it
+answers the embedded description as its own local question; the bridge is the entity of the
+described kind that its evidence names (next to the description's role words when it has
+some: "Release manager: <name>"), verified by the role or act stated in that evidence. A
+plural anaphor ("their roles") asks hop 2 for each bridge joined by "and". Hop 2 asks the
+outer question about the bridge. The answer names both, cites both hops' evidence, and the
+trace says which shape fired and where hop 1 was read. When a hop finds nothing (or no
+bridge), None: the caller answers in one pass as before.
 """
 
 from __future__ import annotations
@@ -89,7 +93,8 @@ def _chain(search: LocalSearch, found: Plan, as_of: datetime | None,
         bridges = (bridge, *co_bridges(search, first.answer, bridge, kinds)) \
             if found.plural else (bridge,)
     seconds: list[tuple[Entity, str, QueryResult]] = []
-    for bridge in bridges[:MAX_BRIDGES]:
+    # several bridges ("their roles"): one second hop each, within the search budget
+    for bridge in bridges[:max(1, min(MAX_BRIDGES, MAX_SEARCHES - searches[0]))]:
         outer = found.template.format(bridge.name)
         second = ask(outer, found.joined and not seconds, 0)
         if _failed(search, second):
