@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import pytest
 
-from knotwork.domain.models import Entity, EntityType, QueryMode, QueryResult
+from knotwork.domain.models import Citation, Entity, EntityType, Episode, QueryMode, QueryResult
 from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.chain import MAX_SEARCHES, answer_chain, bridge_of
 from knotwork.retrieval.chain_plan import plan
@@ -112,9 +113,19 @@ class Search:
 
     min_answer_score = 0.3
 
-    def __init__(self, answers: dict[str, str]) -> None:
+    def __init__(self, answers: dict[str, str], pages: Sequence[Episode] = ()) -> None:
         self.answers = answers
+        self.pages = list(pages)
         self.asked: list[str] = []
+
+    def anchors(self, text: str) -> list[Entity]:
+        return [e for words, e in self.named_in(text) if words[:1].isupper()]
+
+    def episodes_mentioning(self, ids: Sequence[str], limit: int = 40) -> list[Episode]:
+        return list(self.pages)
+
+    def cite(self, evidence: Sequence[tuple[str, Sequence[str]]], limit: int) -> list[Citation]:
+        return []
 
     def run(self, question: str, **_: object) -> QueryResult:
         self.asked.append(question)

@@ -29,22 +29,11 @@ from knotwork.domain.models import EntityType
 from knotwork.retrieval.intent import AnswerType, intent_of
 from knotwork.retrieval.lexical import stem
 from knotwork.retrieval.multihop import decompose
+from knotwork.retrieval.role_nouns import GROUP_ROLES, PERSON_ROLES, ROLE_HEADS
 
-__all__ = ["ANAPHORS", "HITS", "PERSON_ROLES", "SHAPES", "Plan", "plan"]
+__all__ = ["ANAPHORS", "GROUP_ROLES", "HITS", "PERSON_ROLES", "SHAPES", "Plan", "plan"]
 
-# head nouns of a description that names a person ("the account manager", "the MLRO")
-PERSON_ROLES = frozenset({
-    "person", "engineer", "employee", "manager", "lead", "leader", "head", "owner", "director",
-    "designer", "developer", "scientist", "analyst", "officer", "commander", "founder", "author",
-    "approver", "reviewer", "contact", "sponsor", "producer", "coordinator", "boss", "supervisor",
-    "maintainer", "architect", "champion", "chair", "president", "writer", "artist", "admin",
-    "administrator", "steward", "representative", "liaison", "captain", "creator", "co-creator",
-    "specialist", "consultant", "advisor", "adviser", "auditor", "assessor", "investigator"})
-# head nouns of a description that names a group or a company
-GROUP_ROLES = frozenset({"team", "squad", "division", "department", "group", "unit", "vendor",
-                         "supplier", "partner", "provider", "employer", "company", "studio",
-                         "publisher", "customer", "merchant", "office"})
-_ROLE_HEADS = PERSON_ROLES | GROUP_ROLES
+_ROLE_HEADS = ROLE_HEADS
 
 # words that end a name inside a question: verbs and particles of the outer question
 _END_WORDS = frozenset("""
@@ -79,6 +68,7 @@ class Plan:
     role: str | None = None  # the description's role words ("release manager"), to find
     # the bridge next to them in the inner answer
     joined: bool = False  # conjunction: the answer states both parts
+    plural: bool = False  # the anaphor may stand for several ("their roles", "them")
 
 
 def _name_span(text: str, start: int) -> int:
@@ -232,8 +222,9 @@ def _conjunction(q: str) -> Plan | None:
             return None  # "Who led X, and who leads it now?": "it" is X, not the answer
         template = second[: found.start()] + repl + second[found.end():]
         template = template[0].upper() + template[1:]
+        plural = found.group(0).lower().split()[0] in ("their", "them")
         return Plan("conjunction-anaphor", first.rstrip("?") + "?", template.rstrip("?") + "?",
-                    kinds, None, joined=True)
+                    kinds, None, joined=True, plural=plural)
     return None
 
 

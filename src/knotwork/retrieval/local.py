@@ -12,7 +12,15 @@ from datetime import datetime
 
 import numpy as np
 
-from knotwork.domain.models import DERIVED_METHODS, Entity, EntityType, QueryMode, QueryResult
+from knotwork.domain.models import (
+    DERIVED_METHODS,
+    Citation,
+    Entity,
+    EntityType,
+    Episode,
+    QueryMode,
+    QueryResult,
+)
 from knotwork.domain.ports import Collection
 from knotwork.domain.timeutil import holds_at, to_iso, utcnow
 from knotwork.ingestion.chunking import count_tokens
@@ -102,6 +110,15 @@ class LocalSearch:
         """The known entities the question names in capitalised words (not "report", "first")."""
         return [e for words, e in self.named_in(question)
                 if any(w[:1].isupper() or w[:1].isdigit() for w in words.split())]
+
+    def episodes_mentioning(self, entity_ids: Sequence[str], limit: int = 40) -> list[Episode]:
+        """The episodes (chunks) that mention any of the entities, most mentions first."""
+        ids = self._rt.documents.chunks_mentioning(self._group, list(entity_ids), limit=limit)
+        return self._rt.graph.get_episodes(self._group, ids) if ids else []
+
+    def cite(self, evidence: Sequence[tuple[str, Sequence[str]]], limit: int) -> list[Citation]:
+        """Citations for (evidence text, chunk ids) pairs."""
+        return CitationResolver(self._rt.documents).resolve(evidence, limit)
 
     def named_in(self, question: str) -> list[tuple[str, Entity]]:
         """(the words, the entity) for each known entity the question names (name, alias or

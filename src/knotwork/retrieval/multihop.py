@@ -16,10 +16,16 @@ from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.lexical import stem
 from knotwork.retrieval.local import LocalSearch
 from knotwork.retrieval.question import analyze
+from knotwork.retrieval.role_nouns import ROLE_HEADS
 
-_NOUN = (r"(?:person|people|one|engineer|employee|manager|lead|team|group|squad|project|"
-         r"service|system|company|organization|product|office|merchant|customer|client|vendor|"
-         r"supplier|partner|studio)")
+# the described one's head noun: people (answered "Who …") and things ("Which game …")
+_PEOPLE = ("person", "people", "one", "engineer", "employee", "manager", "lead", "designer",
+           "developer", "scientist", "analyst", "producer", "director", "author")
+_THINGS = ("team", "group", "squad", "project", "service", "system", "company", "organization",
+           "product", "office", "merchant", "customer", "client", "vendor", "supplier",
+           "partner", "studio", "game", "app", "application", "tool", "model", "platform",
+           "database", "library", "feature", "initiative", "programme", "program")
+_NOUN = r"(?:" + "|".join(_PEOPLE + _THINGS) + r")"
 # an order word the clause's answer must keep: "the first merchant that went live on X"
 _ORDER = r"(?:first|last|second|third|original|earliest|latest|only|newest|oldest)"
 _CLAUSE = re.compile(r"\b(?:the|a|an)\s+(?:(?P<order>" + _ORDER + r")\s+)?(?P<noun>" + _NOUN
@@ -29,12 +35,7 @@ _TAIL_VERB = re.compile(
     r"lead|manage|use|own|maintain|sit in|live in|depend on|join(?:ed)?|"
     r"(?:based|located|headquartered)(?: in| at)?|(?:a )?part of|(?:a )?member of|under|on|in|at|"
     r"with|from)\s*\??\s*$", re.IGNORECASE)
-_WH_FOR = {"team": "Which team", "group": "Which group", "squad": "Which squad",
-           "project": "Which project", "service": "Which service", "system": "Which system",
-           "company": "Which company", "organization": "Which organization",
-           "product": "Which product", "office": "Which office", "merchant": "Which merchant",
-           "customer": "Which customer", "client": "Which client", "vendor": "Which vendor",
-           "supplier": "Which supplier", "partner": "Which partner", "studio": "Which studio"}
+_WH_FOR = {noun: f"Which {noun}" for noun in _THINGS}
 
 
 # words that end the outer question, not the named thing: "Which team is the lead of X on?"
@@ -134,6 +135,8 @@ def _decompose_role(q: str) -> Decomposition | None:
             continue
         if any(stem(w) in _NOT_ROLES for w in m.group("role").lower().split()):
             continue  # "an overview of X", "the main risks of X": not a bridge entity
+        if m.group("role").lower().split()[-1] not in ROLE_HEADS:
+            continue  # "the design of X", "the two findings of X": a thing, not who holds a role
         template = q[: m.start()] + "{}" + q[m.end():]
         if _SINGLE_HOP.match(template):
             continue
@@ -151,7 +154,11 @@ def multi_hop(search: LocalSearch, question: str, *, as_of: datetime | None,
     if first.confidence < search.min_answer_score:
         return None
     named = _named_bridge(search, plan.inner, first)
-    bridges = _bridges(search, plan.inner, first, _BRIDGE_KINDS.get(plan.noun or "")) \
+    kinds = _BRIDGE_KINDS.get(plan.noun or "")
+    # of a known kind ("the game whose …"), the entities step 1's evidence names come before
+    # those a neighbouring fact leads to; of any kind, a named one may be anything: facts first
+    stated = _stated(search, plan.inner, first, kinds) if kinds is not None else []
+    bridges = list(dict.fromkeys(stated + _bridges(search, plan.inner, first, kinds))) \
         or ([named] if named else [])
     if not bridges:
         return None
@@ -188,11 +195,11 @@ _LATER_BRIDGE = 0.1  # each later bridge's outer answer counts this much less
 # "the person who …" is a person: people are typed reliably, unlike one-word system names
 # (an invented "Conduit" or "Intake" may come out an organisation), so only they are filtered
 _BRIDGE_KINDS: dict[str, frozenset[EntityType]] = {
-    n: frozenset({EntityType.PERSON}) for n in ("person", "people", "engineer", "employee",
-                                               "manager", "lead")}
-# a party is no person ("the vendor whose demo won X" is not its contact)
+    n: frozenset({EntityType.PERSON}) for n in _PEOPLE if n != "one"}
+# a party or a thing is no person ("the vendor whose demo won X" is not its contact)
 _BRIDGE_KINDS.update({n: frozenset(set(EntityType) - {EntityType.PERSON}) for n in (
-    "merchant", "customer", "client", "vendor", "supplier", "partner", "studio")})
+    "merchant", "customer", "client", "vendor", "supplier", "partner", "studio", "game", "app",
+    "application", "tool", "model", "platform", "database", "library", "feature")})
 _SURE = 0.8  # an outer answer this confident ends the search for a better bridge
 
 
@@ -216,6 +223,22 @@ def _bridges(search: LocalSearch, inner: str, first: QueryResult,
             if kinds is None or unnamed[0].type in kinds:
                 found.append((0 if fits else 1, rank, unnamed[0].name))
     return list(dict.fromkeys(name for _, _, name in sorted(found)))
+
+
+def _stated(search: LocalSearch, inner: str, first: QueryResult,
+            kinds: frozenset[EntityType] | None) -> list[str]:
+    """The entities of the asked kind that step 1's answer names and the question does not,
+    in the order the answer names them."""
+    asked = f" {normalize_name(inner)} "
+    low = first.answer.lower()
+    found: list[tuple[int, str]] = []
+    for words, entity in search.named_in(first.answer):
+        if kinds is not None and entity.type not in kinds:
+            continue
+        if any(f" {k} " in asked for k in entity.name_keys if not k.startswith("first:")):
+            continue
+        found.append((low.find(words.lower()), entity.name))
+    return [name for _, name in sorted(found)]
 
 
 def _named_bridge(search: LocalSearch, inner: str, first: QueryResult) -> str | None:
