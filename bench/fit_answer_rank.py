@@ -56,10 +56,10 @@ def collect(data_dir: Path, corpus: Path, cache: Path | None = None) -> list[Win
         rows = answer_rank.features(question, top, anchors, focus, lookup)
         labels = [1 if states_gold(current, u.display or u.text) else 0 for u in top]
         windows.append(Window(str(current["id"]), rows, labels))
-        # the ranking stands: the windows are those of the pipeline as it was
+        return []  # the ranking stands: the windows are those of the pipeline as it was
 
-    original = local_module.answer_first
-    local_module.answer_first = spy  # type: ignore[assignment]
+    original = local_module.model_order
+    local_module.model_order = spy  # type: ignore[assignment]
     try:
         with Knotwork(Settings(data_dir=data_dir)) as kw:
             for q in questions:
@@ -68,7 +68,7 @@ def collect(data_dir: Path, corpus: Path, cache: Path | None = None) -> list[Win
                     current.update(q)
                     kw.query(q["question"], mode=QueryMode.AUTO)
     finally:
-        local_module.answer_first = original  # type: ignore[assignment]
+        local_module.model_order = original  # type: ignore[assignment]
     if cache is not None:
         cache.write_text(json.dumps([{"qid": w.qid, "rows": [list(r) for r in w.rows],
                                       "labels": w.labels} for w in windows]))
