@@ -56,10 +56,10 @@ def collect(data_dir: Path, corpus: Path, cache: Path | None = None) -> list[Win
         rows = answer_rank.features(question, top, anchors, focus, lookup)
         labels = [1 if states_gold(current, u.display or u.text) else 0 for u in top]
         windows.append(Window(str(current["id"]), rows, labels))
-        # the ranking stands: the windows are those of the pipeline as it was
+        return []  # the ranking stands: the windows are those of the pipeline as it was
 
-    original = local_module.answer_first
-    local_module.answer_first = spy  # type: ignore[assignment]
+    original = local_module.model_order
+    local_module.model_order = spy  # type: ignore[assignment]
     try:
         with Knotwork(Settings(data_dir=data_dir)) as kw:
             for q in questions:
@@ -68,7 +68,7 @@ def collect(data_dir: Path, corpus: Path, cache: Path | None = None) -> list[Win
                     current.update(q)
                     kw.query(q["question"], mode=QueryMode.AUTO)
     finally:
-        local_module.answer_first = original  # type: ignore[assignment]
+        local_module.model_order = original  # type: ignore[assignment]
     if cache is not None:
         cache.write_text(json.dumps([{"qid": w.qid, "rows": [list(r) for r in w.rows],
                                       "labels": w.labels} for w in windows]))
@@ -96,17 +96,29 @@ def fit(windows: list[Window], l2: float, iters: int = 3000, lr: float = 0.5) ->
     return w
 
 
-def report(windows: list[Window], weights: np.ndarray | None) -> str:
+def report(windows: list[Window], weights: np.ndarray | None, share: float | None = None) -> str:
+    """Windows whose best-ranked candidate states the answer, the model's choice, and with
+    ``share`` also the windows whose answer shows it with the model's close second
+    (:func:`~knotwork.retrieval.answer_rank.runner_up`: probability >= share x the first's)."""
     taught = teaching(windows)
     before = sum(w.labels[0] for w in taught)
-    after = lost = 0
+    after = lost = paired = added = 0
     for w in taught:
         scores = np.array(w.rows, float) @ weights if weights is not None else np.zeros(len(w.rows))
-        best = int(np.argmax(scores + np.linspace(0, -1e-9, len(scores))))
+        order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+        best = order[0]
         after += w.labels[best]
         lost += 1 if w.labels[0] and not w.labels[best] else 0
-    return (f"{len(taught)} windows with a right candidate (of {len(windows)}): best-ranked "
+        if share is not None:
+            p = np.exp(scores - scores.max())
+            second = order[1] if len(order) > 1 and p[order[1]] >= share * p[best] else None
+            added += second is not None
+            paired += 1 if w.labels[best] or (second is not None and w.labels[second]) else 0
+    line = (f"{len(taught)} windows with a right candidate (of {len(windows)}): best-ranked "
             f"right {before}, model's choice right {after} (right→wrong {lost})")
+    if share is not None:
+        line += f"; with the close second (share {share}): right {paired}, second shown in {added}"
+    return line
 
 
 def main() -> None:
@@ -118,6 +130,8 @@ def main() -> None:
     ap.add_argument("--l2", type=float, default=0.05)
     ap.add_argument("--cache", type=Path, default=None, help="cache the windows here as JSON")
     ap.add_argument("--voice", default="formal", help="the fitted corpus's voice, for the record")
+    ap.add_argument("--share", type=float, default=None,
+                    help="also report the answers with the model's close second (runner_up_share)")
     ap.add_argument("--write", action="store_true", help="store the model in answer_rank_model.json")
     args = ap.parse_args()
 
@@ -128,10 +142,10 @@ def main() -> None:
     fitted = windows_of(args.fit_data, args.fit_corpus)
     weights = fit(fitted, args.l2)
     print("weights:", ", ".join(f"{f} {w:+.3f}" for f, w in zip(FEATURES, weights, strict=True)))
-    print(f"{args.fit_corpus.name} (fitted): {report(fitted, weights)}")
+    print(f"{args.fit_corpus.name} (fitted): {report(fitted, weights, args.share)}")
     if args.report_data and args.report_corpus:
         held = windows_of(args.report_data, args.report_corpus)
-        print(f"{args.report_corpus.name} (held out): {report(held, weights)}")
+        print(f"{args.report_corpus.name} (held out): {report(held, weights, args.share)}")
     if args.write:
         line = report(fitted, weights)
         path = Path(answer_rank.__file__).with_name("answer_rank_model.json")

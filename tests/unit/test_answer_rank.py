@@ -20,6 +20,8 @@ from knotwork.retrieval.answer_rank import (
     answer_first,
     features,
     load_model,
+    model_order,
+    runner_up,
 )
 
 
@@ -138,3 +140,22 @@ def test_gold_is_matched_like_the_evaluation() -> None:
     assert states_gold(q, "It was Quarry Nine.") and states_gold(q, "q9 took over")
     assert not states_gold(q, "Birchwell Ltd")
     assert states_gold({"answer": "x", "must_include": ["june|jun", "quarry"]}, "Quarry, Jun 3")
+
+
+def test_the_model_orders_the_window_with_probabilities() -> None:
+    window = [U("The depot opened last week.", 0.9), U("The depot opened on 4 May 2021.", 0.8),
+              U("Nothing here.", 0.7)]
+    q = "On what date did the depot open?"
+    ordered = model_order(q, window, [], [], _lookup([]), model=_only("explicit", 2.0))
+    assert [i for i, _ in ordered] == [1, 0, 2]  # a tie keeps the ranking's order
+    assert sum(p for _, p in ordered) == pytest.approx(1.0)
+    assert ordered[0][1] > ordered[1][1] == pytest.approx(ordered[2][1])
+    assert model_order(q, window, [], [], _lookup([]), model=None) == []
+    assert model_order(q, window[:1], [], [], _lookup([]), model=_only("explicit")) == []
+
+
+def test_the_second_choice_shows_only_when_nearly_as_likely() -> None:
+    assert runner_up([(2, 0.5), (0, 0.4), (1, 0.1)], 0.3) == 0
+    assert runner_up([(2, 0.8), (0, 0.15), (1, 0.05)], 0.3) is None
+    assert runner_up([(2, 0.5), (0, 0.4)], 1.5) is None  # switched off
+    assert runner_up([(0, 1.0)], 0.0) is None

@@ -32,7 +32,8 @@ from knotwork.retrieval.answerability import name_keys_of
 from knotwork.retrieval.intent import AnswerType, holds_answer, intent_of
 from knotwork.retrieval.lexical import term_set, terms
 
-__all__ = ["FEATURES", "MODEL", "WINDOW", "RankModel", "answer_first", "features", "load_model"]
+__all__ = ["FEATURES", "MODEL", "WINDOW", "RankModel", "answer_first", "features", "load_model",
+           "model_order", "runner_up"]
 
 WINDOW = 8  # the candidates from the top that may answer
 
@@ -134,15 +135,39 @@ def features(question: str, window: Sequence[Candidate], anchors: Sequence[Entit
     return rows
 
 
-def answer_first(question: str, ranked: Sequence[Candidate], anchors: Sequence[Entity],
-                 focus: Sequence[str], lookup: Callable[[list[str]], list[Entity]],
-                 model: RankModel | None = MODEL, window: int = WINDOW) -> int | None:
-    """The position of the candidate the model prefers to the best-ranked one, or None."""
+def model_order(question: str, ranked: Sequence[Candidate], anchors: Sequence[Entity],
+                focus: Sequence[str], lookup: Callable[[list[str]], list[Entity]],
+                model: RankModel | None = MODEL, window: int = WINDOW
+                ) -> list[tuple[int, float]]:
+    """The window's positions as the model ranks them, each with its probability (a softmax
+    over the window), best first; ties keep the ranking's order. Empty without a model or
+    with fewer than two candidates."""
     if model is None or len(ranked) < 2:
-        return None
+        return []
     top = list(ranked[:window])
     rows = features(question, top, anchors, focus, lookup)
     order = {f: i for i, f in enumerate(FEATURES)}
     scores = [model.score([row[order[f]] for f in model.features]) for row in rows]
-    best = max(range(len(scores)), key=lambda i: (scores[i], -i))
-    return best if best > 0 and math.isfinite(scores[best]) else None
+    if not all(math.isfinite(s) for s in scores):
+        return []
+    high = max(scores)
+    weights = [math.exp(s - high) for s in scores]
+    total = sum(weights)
+    return sorted(((i, w / total) for i, w in enumerate(weights)), key=lambda ip: (-ip[1], ip[0]))
+
+
+def answer_first(question: str, ranked: Sequence[Candidate], anchors: Sequence[Entity],
+                 focus: Sequence[str], lookup: Callable[[list[str]], list[Entity]],
+                 model: RankModel | None = MODEL, window: int = WINDOW) -> int | None:
+    """The position of the candidate the model prefers to the best-ranked one, or None."""
+    ordered = model_order(question, ranked, anchors, focus, lookup, model, window)
+    return ordered[0][0] if ordered and ordered[0][0] > 0 else None
+
+
+def runner_up(ordered: Sequence[tuple[int, float]], share: float) -> int | None:
+    """The position of the model's second choice when its probability is at least ``share``
+    of the first's (the two are close: the answer shows both), else None."""
+    if len(ordered) < 2 or share > 1.0:
+        return None
+    (_, first), (second, p) = ordered[0], ordered[1]
+    return second if first > 0 and p >= share * first else None

@@ -41,6 +41,9 @@ class LocalSearchConfig(BaseModel):
     min_informative_terms: int = 5
     answer_units: int = 2
     answer_relative_cutoff: float = 0.9
+    # the learned answer choice's second candidate is shown too when its probability is at
+    # least this share of the first's (> 1: never); chosen on the formal-voice development corpus
+    runner_up_share: float = 0.3
     # an open question ("how did … change?", "describe …"): the best few distinct sentences
     open_answer_units: int = 5
     open_answer_relative_cutoff: float = 0.6

@@ -26,7 +26,7 @@ from knotwork.domain.timeutil import holds_at, to_iso, utcnow
 from knotwork.ingestion.chunking import count_tokens
 from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.acronyms import spell_out_acronyms
-from knotwork.retrieval.answer_rank import answer_first
+from knotwork.retrieval.answer_rank import model_order, runner_up
 from knotwork.retrieval.answerability import AnswerSupport, measure
 from knotwork.retrieval.citations import CitationResolver
 from knotwork.retrieval.config import LocalSearchConfig
@@ -42,7 +42,7 @@ from knotwork.retrieval.evidence_text import (
     stored_or_embedded,
 )
 from knotwork.retrieval.hints import hint_bonus
-from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, term_set, terms
+from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, overlap, term_set, terms
 from knotwork.retrieval.open_questions import open_question, without_question_verb
 from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase, unshadowed
 from knotwork.retrieval.reasons import duration_bonus, reason_bonus, reason_first
@@ -289,6 +289,7 @@ class LocalSearch:
         missing = uncovered_terms(question, seeds, pool)
         why: str | None = None
         before: list[Unit] | None = None
+        close: Unit | None = None
         if ranked and missing and not analyze(question).types and \
                 ranked[0].parts.get("semantic", 0.0) < cfg.uncovered_semantic_guard and \
                 len(missing) > cfg.uncovered_share * len(focus_terms(question, seeds)):
@@ -309,8 +310,12 @@ class LocalSearch:
                                                  self.find_by_keys)):
                 before = list(ranked)  # answerability is judged on the ranking as it was
                 ranked.insert(0, ranked.pop(k))
-            if why is None and (k := answer_first(question, ranked, self.anchors(question),
-                                                  focus_terms(question, seeds), self.find_by_keys)):
+            ordered = model_order(question, ranked, self.anchors(question),
+                                  focus_terms(question, seeds), self.find_by_keys) \
+                if why is None else []
+            if (second := runner_up(ordered, cfg.runner_up_share)) is not None:
+                close = ranked[second]  # the model's second choice, nearly as likely
+            if ordered and (k := ordered[0][0]) > 0:
                 before = before or list(ranked)  # the learned choice among the best few
                 ranked.insert(0, ranked.pop(k))
         if why is not None:
@@ -332,14 +337,23 @@ class LocalSearch:
             trace.append("abstained: the evidence states no date")
             return QueryResult(answer=NO_ANSWER, citations=[], confidence=0.1, mode_used=mode,
                                context="", reasoning_trace=trace), None
+        # the model's close second choice shows too (after the answer's own units): the
+        # answerability model judges the answer without it
         siblings = same_relation(question, top, chosen, facts, seeds, cfg.list_answer_max)
+        extra = [close] if close is not None and not opened and \
+            all(close is not c and overlap(close.text, c.text) < 0.5 for c in [*chosen, *siblings]) \
+            else []
+        if extra:
+            trace.append("also shown: the answer choice's close second")
         if siblings:
             trace.append(f"listed {len(siblings)} more facts of the same relation")
         # siblings are found against the chosen units themselves (so none repeats one); then a
         # chosen unit may show with its next sentence, for "who …" even from a weaker pair
-        chosen = with_follow_ups(chosen, ranked[: cfg.max_units_scored],
-                                  cfg.follow_up_cutoff_who if _WHO.match(question)
-                                  else cfg.answer_relative_cutoff) + siblings
+        cutoff = cfg.follow_up_cutoff_who if _WHO.match(question) else cfg.answer_relative_cutoff
+        chosen = with_follow_ups(chosen, ranked[: cfg.max_units_scored], cutoff) + siblings
+        judged = chosen
+        if extra:
+            chosen = chosen + with_follow_ups(extra, ranked[: cfg.max_units_scored], cutoff)
         answer = spell_out_acronyms(join_answer([u.display or u.text for u in chosen]),
                                     [e for e, _ in seeds.values()],
                                     [u.fact for u in chosen if u.fact is not None], self.entities)
@@ -353,7 +367,7 @@ class LocalSearch:
         context = self._context(seeds, ranked, resolver, max_context_tokens)
         confidence = round(max(0.0, min(1.0, top.score)), 3)
         trace.append(f"answer from {'fact' if top.fact else 'source sentence'} (score {top.score:.2f})")
-        support = measure(question, before or ranked, choose(before, cfg, opened) if before else chosen,
+        support = measure(question, before or ranked, choose(before, cfg, opened) if before else judged,
                           self.anchors(question), focus_terms(question, seeds),
                           term_set(*(x for u in pool for x in (u.text, u.context))),
                           top.fact is not None and top.fact.type in analyze(question).types,
