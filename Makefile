@@ -16,7 +16,7 @@ TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 NOT_IMPORTED := sentence-transformers scikit-learn scipy joblib threadpoolctl narwhals
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
 
-.PHONY: install demo test bench lint clean
+.PHONY: install demo test typecheck bench lint clean
 
 # The product: torch (CPU build) and `pip install -e .`; no compiler, no npm, no apt.
 $(PRODUCT_STAMP): pyproject.toml
@@ -52,14 +52,18 @@ demo: $(PRODUCT_STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/knotwork --data-dir $(DEMO_DIR) ingest src/knotwork/sample_data
 	HF_HUB_OFFLINE=1 $(BIN)/knotwork --data-dir $(DEMO_DIR) query "$(QUESTION)"
 
-test: $(STAMP)
+# the type checker first (mypy, configured in pyproject.toml), so CI runs it too
+test: $(STAMP) typecheck
 	HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -q
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
 
 bench: $(STAMP)
 	HF_HUB_OFFLINE=1 $(BIN)/python -m bench.perf
 
-lint: $(STAMP)
+lint: $(STAMP) typecheck
 	$(BIN)/ruff check src tests bench
 
 clean:
-	rm -rf $(VENV) .knotwork build dist src/*.egg-info tools/cypher-lint/node_modules
+	rm -rf $(VENV) .knotwork build dist src/*.egg-info tools/cypher-lint/node_modules .mypy_cache

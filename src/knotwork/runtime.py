@@ -42,12 +42,14 @@ class Runtime:
         if self._extractor is None:
             from knotwork.ingestion.extraction.extractor import build_extractor
 
-            self._extractor = build_extractor(self.settings)
+            extractor = build_extractor(self.settings)
             if self.llm_extractor is not None:  # the LLM votes in the ensemble
                 from knotwork.ingestion.extraction.llm_extractor import LLMVotingExtractor
 
-                self._extractor = LLMVotingExtractor(  # type: ignore[assignment]
-                    self._extractor, self.llm_extractor)
+                # it forwards every other attribute to the ensemble (``__getattr__``)
+                extractor = LLMVotingExtractor(  # type: ignore[assignment]
+                    extractor, self.llm_extractor)
+            self._extractor = extractor
         return self._extractor
 
     @property
@@ -130,6 +132,6 @@ def open_runtime(settings: Settings) -> Runtime:
     if cache is not None:  # every graph write applies the cache invalidation triggers
         from knotwork.infra.cache.invalidating import InvalidatingGraphStore
 
-        graph = InvalidatingGraphStore(graph, cache)  # type: ignore[assignment]
+        graph = InvalidatingGraphStore(graph, cache)
     return Runtime(settings, instrument(graph, "graph"), instrument(vectors, "vectors"),
                    instrument(documents, "documents"), embedder, cache=cache)

@@ -153,6 +153,20 @@ def test_make_test_still_installs_the_dev_toolchain(makefile: Makefile) -> None:
     assert makefile.closure("demo") - {"demo"} <= makefile.closure("test")
 
 
+def test_ci_and_lint_run_the_type_checker_before_the_tests(makefile: Makefile,
+                                                           project: dict[str, object]) -> None:
+    # CI runs `make test`: the type checker must be one of its prerequisites (they run before
+    # its recipe, pytest), and `make lint` runs it too
+    assert "typecheck" in makefile.prerequisites["test"]
+    assert "typecheck" in makefile.closure("lint")
+    assert "pytest" not in " ".join(makefile.commands("typecheck"))
+    assert any(command.endswith("/mypy") for command in makefile.recipes["typecheck"])
+    # installed by the dev extra that `make test` installs
+    extras = project["optional-dependencies"]
+    assert isinstance(extras, dict)
+    assert "mypy" in {Requirement(d).name.lower() for d in extras["dev"]}
+
+
 def test_the_base_dependencies_hold_no_dev_tool(project: dict[str, object]) -> None:
     deps = project["dependencies"]
     extras = project["optional-dependencies"]
@@ -162,7 +176,8 @@ def test_the_base_dependencies_hold_no_dev_tool(project: dict[str, object]) -> N
     assert all("knotwork" not in d for d in deps)
     # the local LLM server (built from source) is only ever an extra
     assert not base & {Requirement(d).name.lower() for d in extras["llm"]}
-    for name in ("pytest", "ruff", "selenium", "schemathesis", "hypothesis", "recordlinkage"):
+    for name in ("pytest", "ruff", "mypy", "selenium", "schemathesis", "hypothesis",
+                 "recordlinkage"):
         assert name not in base, name
 
 

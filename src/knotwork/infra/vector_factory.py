@@ -121,6 +121,13 @@ def returned_payload(payload: Mapping[str, object] | None) -> dict[str, PayloadV
     return cast(dict[str, PayloadValue], {k: v for k, v in payload.items() if k != GROUP_KEY})
 
 
+def dense_vector(vector: object) -> list[float]:
+    """A stored point's vector as floats (the unnamed one of a named set); empty for none."""
+    if isinstance(vector, dict):
+        vector = vector.get("")
+    return [float(x) for x in vector] if isinstance(vector, list) else []
+
+
 def clamp_score(score: float) -> float:
     """Cosine scores come back as e.g. 1.0000002 from float32 maths: clamp to [-1, 1]."""
     return max(-1.0, min(1.0, float(score)))

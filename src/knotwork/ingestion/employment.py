@@ -128,7 +128,7 @@ def tenant_organization(entities: Sequence[Entity], facts: Sequence[Fact],
                 ties[b] += 1
     total = sum(ties.values())
     votes["member_ties"] = {k: n / total for k, n in ties.items()} if total else {}
-    score: Counter[str] = Counter()
+    score: defaultdict[str, float] = defaultdict(float)
     for cue, by_org in votes.items():
         for org_id, share in by_org.items():
             score[org_id] += TENANT_CUES[cue][0] * share

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from knotwork.domain.ports import ChatMessage
-from knotwork.prompts.base import capped_list, one_line, system, user
+from knotwork.prompts.base import cut_list, one_line, system, user
 
 NAME = "answer_question"
 VERSION = "1"
@@ -40,7 +41,10 @@ class Input(BaseModel):
 
 class Output(BaseModel):
     answer: str  # plain text; every [n] in it is a given item's number
-    cited: capped_list(int, MAX_ITEMS) = Field(default_factory=list)  # in order of use
+    # in order of use
+    cited: Annotated[list[int], cut_list(MAX_ITEMS), Field(max_length=MAX_ITEMS)] = Field(
+        default_factory=list
+    )
 
 
 _SYSTEM = """

@@ -39,24 +39,29 @@ def one_line(text: str, limit: int = 400) -> str:
     return clean[: limit - 1].rsplit(" ", 1)[0] + "…"
 
 
-def _cut_text(limit: int) -> BeforeValidator:
+def cut_text(limit: int) -> BeforeValidator:
+    """``Annotated[str, cut_text(n)]``: a ``str`` cut to ``n`` characters, never rejected for its
+    length. The limit stays out of the JSON schema on purpose: llama.cpp turns ``maxLength``
+    into nested optional rules that make the grammar fail to compile (or take minutes); prompts
+    state lengths instead."""
     return BeforeValidator(lambda v: v[:limit] if isinstance(v, str) else v)
 
 
-def _cut_list(limit: int) -> BeforeValidator:
+def cut_list(limit: int) -> BeforeValidator:
+    """``Annotated[list[X], cut_list(n), Field(max_length=n)]``: ``maxItems`` in the schema (small
+    models loop without it); longer output is cut to the first ``n`` items."""
     return BeforeValidator(lambda v: v[:limit] if isinstance(v, list) else v)
 
 
+# The prompt modules spell these types out (``Annotated[str, cut_text(n)]``), which a type
+# checker reads; these builders make the same types at run time, for ad-hoc models.
 def capped_text(limit: int, **schema: Any) -> Any:
-    """``str`` cut to ``limit`` characters, never rejected for its length. The limit stays out
-    of the JSON schema on purpose: llama.cpp turns ``maxLength`` into nested optional rules
-    that make the grammar fail to compile (or take minutes); prompts state lengths instead."""
+    """``Annotated[str, cut_text(limit)]`` (see :func:`cut_text`), with ``Field(**schema)``."""
     if schema:
-        return Annotated[str, _cut_text(limit), Field(**schema)]
-    return Annotated[str, _cut_text(limit)]
+        return Annotated[str, cut_text(limit), Field(**schema)]
+    return Annotated[str, cut_text(limit)]
 
 
 def capped_list(item: Any, limit: int) -> Any:
-    """``list[item]`` with ``maxItems`` in the schema (small models loop without it); longer
-    output is cut to the first ``limit`` items."""
-    return Annotated[list[item], _cut_list(limit), Field(max_length=limit)]
+    """``Annotated[list[item], cut_list(limit), Field(max_length=limit)]`` (see :func:`cut_list`)."""
+    return Annotated[list[item], cut_list(limit), Field(max_length=limit)]

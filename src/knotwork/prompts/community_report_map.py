@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from knotwork.domain.ports import ChatMessage
-from knotwork.prompts.base import capped_list, capped_text, system, user
+from knotwork.prompts.base import cut_list, cut_text, system, user
 
 NAME = "community_report_map"
 VERSION = "1"
@@ -28,17 +30,21 @@ class Input(BaseModel):
     facts: list[NumberedFact] = Field(min_length=1)
 
 
-Ref = capped_text(12)
+Ref = Annotated[str, cut_text(12)]
 
 
 class KeyPoint(BaseModel):
-    text: capped_text(300)
-    refs: capped_list(Ref, MAX_REFS) = Field(default_factory=list)
+    text: Annotated[str, cut_text(300)]
+    refs: Annotated[list[Ref], cut_list(MAX_REFS), Field(max_length=MAX_REFS)] = Field(
+        default_factory=list
+    )
 
 
 class Output(BaseModel):
-    summary: capped_text(800)
-    key_points: capped_list(KeyPoint, MAX_POINTS) = Field(default_factory=list)
+    summary: Annotated[str, cut_text(800)]
+    key_points: Annotated[
+        list[KeyPoint], cut_list(MAX_POINTS), Field(max_length=MAX_POINTS)
+    ] = Field(default_factory=list)
 
 
 _SYSTEM = """

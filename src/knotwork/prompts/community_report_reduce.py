@@ -6,10 +6,12 @@ otherwise the notes are the map step's partial summaries, each citing fact refs.
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from knotwork.domain.ports import ChatMessage
-from knotwork.prompts.base import capped_list, capped_text, system, user
+from knotwork.prompts.base import cut_list, cut_text, system, user
 
 NAME = "community_report_reduce"
 VERSION = "1"
@@ -42,15 +44,19 @@ class Input(BaseModel):
     notes: list[Note] = Field(min_length=1)
 
 
-Topic = capped_text(60)
-Ref = capped_text(12)
+Topic = Annotated[str, cut_text(60)]
+Ref = Annotated[str, cut_text(12)]
 
 
 class Output(BaseModel):
-    title: capped_text(120)
-    summary: capped_text(1200)
-    key_topics: capped_list(Topic, MAX_TOPICS) = Field(default_factory=list)
-    key_refs: capped_list(Ref, MAX_REFS) = Field(default_factory=list)
+    title: Annotated[str, cut_text(120)]
+    summary: Annotated[str, cut_text(1200)]
+    key_topics: Annotated[list[Topic], cut_list(MAX_TOPICS), Field(max_length=MAX_TOPICS)] = Field(
+        default_factory=list
+    )
+    key_refs: Annotated[list[Ref], cut_list(MAX_REFS), Field(max_length=MAX_REFS)] = Field(
+        default_factory=list
+    )
 
 
 _SYSTEM = """

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from knotwork.domain.ports import ChatMessage
-from knotwork.prompts.base import capped_list, capped_text, system, user
+from knotwork.prompts.base import cut_list, cut_text, system, user
 
 NAME = "decompose_question"
 VERSION = "1"
@@ -21,12 +23,16 @@ class Input(BaseModel):
 
 
 class Step(BaseModel):
-    question: capped_text(300)
-    depends_on: capped_list(int, MAX_STEPS) = Field(default_factory=list)
+    question: Annotated[str, cut_text(300)]
+    depends_on: Annotated[list[int], cut_list(MAX_STEPS), Field(max_length=MAX_STEPS)] = Field(
+        default_factory=list
+    )
 
 
 class Output(BaseModel):
-    steps: capped_list(Step, MAX_STEPS) = Field(default_factory=list)
+    steps: Annotated[list[Step], cut_list(MAX_STEPS), Field(max_length=MAX_STEPS)] = Field(
+        default_factory=list
+    )
 
 
 _SYSTEM = f"""

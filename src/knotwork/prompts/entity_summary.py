@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from knotwork.domain.ports import ChatMessage
-from knotwork.prompts.base import capped_list, capped_text, system, user
+from knotwork.prompts.base import cut_list, cut_text, system, user
 
 NAME = "entity_summary"
 VERSION = "1"
@@ -30,12 +32,14 @@ class Input(BaseModel):
 
 
 class Summary(BaseModel):
-    ref: capped_text(12)
-    summary: capped_text(500)
+    ref: Annotated[str, cut_text(12)]
+    summary: Annotated[str, cut_text(500)]
 
 
 class Output(BaseModel):
-    summaries: capped_list(Summary, MAX_ENTITIES) = Field(default_factory=list)
+    summaries: Annotated[list[Summary], cut_list(MAX_ENTITIES), Field(max_length=MAX_ENTITIES)] = (
+        Field(default_factory=list)
+    )
 
 
 _SYSTEM = """

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from knotwork.domain.ports import ChatMessage
 from knotwork.prompts.base import (
     ENTITY_TYPES,
     RELATION_TYPES,
-    capped_list,
-    capped_text,
+    cut_list,
+    cut_text,
     system,
     user,
 )
@@ -38,11 +40,13 @@ class Input(BaseModel):
 
 # Output fields are plain strings so that an endpoint ignoring the schema still parses; the
 # schema itself lists the allowed values (enum), and the extractor maps or drops the rest.
-Name = capped_text(120)
-EntityTypeName = capped_text(40, json_schema_extra={"enum": list(ENTITY_TYPES)})
-RelationTypeName = capped_text(40, json_schema_extra={"enum": list(RELATION_TYPES)})
-Sentence = capped_text(400)
-DateText = capped_text(40)
+Name = Annotated[str, cut_text(120)]
+EntityTypeName = Annotated[str, cut_text(40), Field(json_schema_extra={"enum": list(ENTITY_TYPES)})]
+RelationTypeName = Annotated[
+    str, cut_text(40), Field(json_schema_extra={"enum": list(RELATION_TYPES)})
+]
+Sentence = Annotated[str, cut_text(400)]
+DateText = Annotated[str, cut_text(40)]
 
 
 class ExtractedEntity(BaseModel):
@@ -61,12 +65,18 @@ class ExtractedRelation(BaseModel):
 
 class ChunkGraph(BaseModel):
     chunk: int
-    entities: capped_list(ExtractedEntity, MAX_ENTITIES) = Field(default_factory=list)
-    relations: capped_list(ExtractedRelation, MAX_RELATIONS) = Field(default_factory=list)
+    entities: Annotated[
+        list[ExtractedEntity], cut_list(MAX_ENTITIES), Field(max_length=MAX_ENTITIES)
+    ] = Field(default_factory=list)
+    relations: Annotated[
+        list[ExtractedRelation], cut_list(MAX_RELATIONS), Field(max_length=MAX_RELATIONS)
+    ] = Field(default_factory=list)
 
 
 class Output(BaseModel):
-    chunks: capped_list(ChunkGraph, MAX_CHUNKS) = Field(default_factory=list)
+    chunks: Annotated[list[ChunkGraph], cut_list(MAX_CHUNKS), Field(max_length=MAX_CHUNKS)] = Field(
+        default_factory=list
+    )
 
 
 _SYSTEM = f"""

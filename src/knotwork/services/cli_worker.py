@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from knotwork.domain.models import RawDocument, WorkspaceMember
     from knotwork.domain.ports import DocumentStore, JobQueue
     from knotwork.infra.queue.heartbeat import Heartbeat
-    from knotwork.ingestion.sync import SyncReport, SyncSource
+    from knotwork.ingestion.sync import Enqueue, SyncReport, SyncSource
     from knotwork.services.worker.enqueue import EnqueueReport
     from knotwork.settings import Settings
 
@@ -96,9 +96,7 @@ def enqueue_loaded(documents: list[RawDocument], kind: str,
                f"{report.unchanged} unchanged){also}; run `knotwork worker` to process them")
 
 
-def sync_enqueuer(settings: Settings, queue: JobQueue, store: DocumentStore
-                  ) -> Callable[[Iterable[RawDocument], Callable[[int], None] | None],
-                                tuple[list[str], list[str], int, int]]:
+def sync_enqueuer(settings: Settings, queue: JobQueue, store: DocumentStore) -> Enqueue:
     """The ``enqueue`` of :func:`knotwork.ingestion.sync.run_sync` (``sync --queue``)."""
     from knotwork.services.worker.enqueue import enqueue_documents
 

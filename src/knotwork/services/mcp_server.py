@@ -22,7 +22,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, TypeVar
+from typing import Annotated, Literal, TypeVar
 
 from fastapi import HTTPException
 from mcp.server import MCPServer
@@ -237,7 +237,8 @@ class KnotworkMcp:
                 report = _guard(lambda: kw.ingest_documents([raw]))
             stored = next(d for d in kw.list_documents()
                           if d.source_id == raw.source_id and d.source_system == raw.source_system)
-            outcome = "added" if report.added else "updated" if report.updated else "unchanged"
+            outcome: Literal["added", "updated", "unchanged"] = (
+                "added" if report.added else "updated" if report.updated else "unchanged")
             return DocumentAdded(document=DocumentView.of(stored), outcome=outcome,
                                  entities=report.entities, facts=report.facts)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
@@ -67,7 +67,7 @@ class GraphStore(Protocol):
         as_of: datetime | None = None,
         include_invalid: bool = False,
         limit: int = 200,
-        skip_methods: Sequence[str] = (),
+        skip_methods: Collection[str] = (),
     ) -> list[FactHit]:
         """Facts within ``depth`` hops of the seeds, hop 0 = touching a seed; facts whose
         extraction method is in ``skip_methods`` are neither returned nor traversed.

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import structlog
 
@@ -48,7 +48,8 @@ class AsyncCacheReader:
             return None
         full = self._cache.key(layer, group_id, key)
         try:
-            value: str | None = await self._client.get(full)
+            # a str: the client decodes responses (``_async_options``)
+            value = cast("str | None", await self._client.get(full))
         except Exception as exc:
             self._paused_until = self._clock() + self._pause_s
             log.warning("cache.async_reader_paused", error=type(exc).__name__,

@@ -36,7 +36,8 @@ class InvalidatingGraphStore:
 
     @property
     def inner(self) -> GraphStore:
-        return object.__getattribute__(self, "_inner")
+        inner: GraphStore = object.__getattribute__(self, "_inner")
+        return inner
 
     def _entities_changed(self, group_id: str, ids: Sequence[str]) -> None:
         cache: QueryCache = object.__getattribute__(self, "_cache")

@@ -8,12 +8,13 @@ on the Prometheus ``knotwork_cache_requests`` counter served by ``/metrics``.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 import structlog
 
@@ -22,8 +23,10 @@ from knotwork.domain.ports import CacheLayer, CacheStats
 if TYPE_CHECKING:
     import redis
     import redis.asyncio
+    from redis.asyncio.retry import Retry
 
     from knotwork.infra.cache.async_reader import AsyncCacheReader
+    from knotwork.infra.falkordb.store import RedisTimeouts
 
 log = structlog.get_logger(__name__)
 _GROUP = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -47,7 +50,14 @@ class CacheTTLs:
         return int(getattr(self, layer.value))
 
 
-def _async_options() -> dict[str, object]:
+class _AsyncOptions(TypedDict):
+    decode_responses: bool
+    socket_timeout: float
+    socket_connect_timeout: float
+    retry: Retry
+
+
+def _async_options() -> _AsyncOptions:
     """The asyncio client's options: one attempt, bounded by ``_ASYNC_TIMEOUT_S``."""
     from redis.asyncio.retry import Retry
     from redis.backoff import NoBackoff
@@ -73,27 +83,28 @@ class RedisCache:
         self._async_client = async_client
 
     @classmethod
-    def from_url(cls, url: str, **kwargs: object) -> RedisCache:
+    def from_url(cls, url: str, *, prefix: str = "knotwork:cache:",
+                 ttls: CacheTTLs | None = None) -> RedisCache:
         import redis
         import redis.asyncio
 
-        return cls(redis.Redis.from_url(url, decode_responses=True),  # type: ignore[arg-type]
+        return cls(redis.Redis.from_url(url, decode_responses=True),
                    async_client=lambda: redis.asyncio.Redis.from_url(url, **_async_options()),
-                   **kwargs)
+                   prefix=prefix, ttls=ttls)
 
     @classmethod
     def connect(cls, host: str, port: int, *, username: str | None = None,
-                password: str | None = None, options: Mapping[str, object] | None = None,
-                **kwargs: object) -> RedisCache:
+                password: str | None = None, options: RedisTimeouts | None = None,
+                prefix: str = "knotwork:cache:", ttls: CacheTTLs | None = None) -> RedisCache:
         """``options``: more redis-py client options (timeouts, see ``redis_options``)."""
         import redis
         import redis.asyncio
 
         client = redis.Redis(host=host, port=port, username=username, password=password,
-                             decode_responses=True, **dict(options or {}))  # type: ignore[arg-type]
-        return cls(client, async_client=lambda: redis.asyncio.Redis(  # type: ignore[arg-type]
+                             decode_responses=True, **(options or {}))
+        return cls(client, async_client=lambda: redis.asyncio.Redis(
             host=host, port=port, username=username, password=password, **_async_options()),
-            **kwargs)
+            prefix=prefix, ttls=ttls)
 
     def async_reader(self, *, pause_s: float = 5.0,
                      clock: Callable[[], float] | None = None) -> AsyncCacheReader | None:
@@ -174,14 +185,14 @@ class RedisCache:
         log.debug("cache.invalidated", group=group_id, entities=len(ids), keys=dropped)
         return dropped
 
-    def _smembers(self, indexes: list[str]) -> list[set[str]]:
+    def _smembers(self, indexes: list[str]) -> list[builtins.set[str]]:
         pipe = self._r.pipeline(transaction=False)
         for index in indexes:
             pipe.smembers(index)
         return list(pipe.execute())
 
     def _scan(self, pattern: str) -> Iterator[str]:
-        yield from self._r.scan_iter(match=pattern, count=500)  # type: ignore[misc]
+        yield from self._r.scan_iter(match=pattern, count=500)
 
     def _delete_matching(self, pattern: str) -> int:
         dropped = 0

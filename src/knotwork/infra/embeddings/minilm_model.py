@@ -133,7 +133,7 @@ def _traced(path: Path, tokenize: WordPieces, cache_dir: Path) -> Transformer:
                 strict=False, check_trace=False)
     except Exception as exc:  # noqa: BLE001 - a transformers version the tracer cannot follow
         log.warning("embedder.trace_failed", error=str(exc)[:300])
-        return cast(Transformer, eager)
+        return eager
     _save(traced, file)
     return cast(Transformer, traced)
 

@@ -9,14 +9,17 @@ including the embedded FalkorDB's redis-server.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import redis
 import structlog
 from pydantic import ValidationError
 
 from knotwork.domain.events import CommunitiesRebuilt, CommunityUpdated, Delivery, decode_event
+
+if TYPE_CHECKING:
+    from knotwork.infra.falkordb.store import RedisTimeouts
 
 log = structlog.get_logger(__name__)
 
@@ -42,10 +45,10 @@ class RedisStreamEventQueue:
     def connect(cls, host: str, port: int, *, username: str | None = None,
                 password: str | None = None, prefix: str = "knotwork:",
                 max_len: int = DEFAULT_MAX_LEN,
-                options: Mapping[str, object] | None = None) -> RedisStreamEventQueue:
+                options: RedisTimeouts | None = None) -> RedisStreamEventQueue:
         """``options``: more redis-py client options (timeouts, see ``redis_options``)."""
         client = redis.Redis(host=host, port=port, username=username, password=password,
-                             decode_responses=True, **dict(options or {}))  # type: ignore[arg-type]
+                             decode_responses=True, **(options or {}))
         return cls(client, prefix=prefix, max_len=max_len)
 
     def key(self, topic: str) -> str:

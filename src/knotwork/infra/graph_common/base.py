@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -183,7 +183,7 @@ class CypherGraphStore(CommunityCypherMixin, LineageCypherMixin, ResolutionCyphe
         as_of: datetime | None = None,
         include_invalid: bool = False,
         limit: int = 200,
-        skip_methods: Sequence[str] = (),
+        skip_methods: Collection[str] = (),
     ) -> list[FactHit]:
         """Breadth-first, one query per hop; only facts passing the filter are traversed.
 

@@ -109,7 +109,7 @@ class OpenAICompatClient(LLMAccounting):
         return self._json_mode
 
     def _wait(self, attempt: int, response: httpx.Response | None) -> float:
-        delay = min(self._max_backoff, self._backoff_base * 2 ** attempt)
+        delay: float = min(self._max_backoff, self._backoff_base * 2 ** attempt)
         delay *= 0.5 + random.random() / 2
         if response is not None:
             after = response.headers.get("retry-after")

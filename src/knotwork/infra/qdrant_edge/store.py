@@ -40,6 +40,7 @@ from knotwork.infra.vector_factory import (
     check_dimension,
     check_new_dimension,
     clamp_score,
+    dense_vector,
     normalize_point_id,
     returned_payload,
     stored_payload,
@@ -330,7 +331,7 @@ class QdrantEdgeVectorStore:
                 offset=offset, limit=batch, filter=_group_filter(group_id),
                 with_payload=True, with_vector=with_vectors))
             for record in records:
-                yield VectorPoint(id=str(record.id), vector=[float(x) for x in record.vector or []],
+                yield VectorPoint(id=str(record.id), vector=dense_vector(record.vector),
                                   group_id=group_id, payload=returned_payload(record.payload))
             if offset is None or not records:
                 return
@@ -347,7 +348,7 @@ class QdrantEdgeVectorStore:
         for record in opened.shard.retrieve(point_ids, True, True):
             if (record.payload or {}).get(GROUP_KEY) != group_id or not record.vector:
                 continue
-            out[wanted.get(str(record.id), str(record.id))] = [float(x) for x in record.vector]
+            out[wanted.get(str(record.id), str(record.id))] = dense_vector(record.vector)
         return out
 
     def count(self, collection: Collection, group_id: str) -> int:

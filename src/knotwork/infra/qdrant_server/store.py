@@ -25,6 +25,7 @@ from knotwork.infra.vector_factory import (
     check_dimension,
     check_new_dimension,
     clamp_score,
+    dense_vector,
     normalize_point_id,
     returned_payload,
     stored_payload,
@@ -274,8 +275,7 @@ class QdrantServerVectorStore:
                     self._name(collection), scroll_filter=_group_filter(group_id), limit=batch,
                     offset=offset, with_payload=True, with_vectors=with_vectors)
             for record in records:
-                vector = record.vector.get("") if isinstance(record.vector, dict) else record.vector
-                yield VectorPoint(id=str(record.id), vector=[float(x) for x in vector or []],
+                yield VectorPoint(id=str(record.id), vector=dense_vector(record.vector),
                                   group_id=group_id, payload=returned_payload(record.payload))
             if offset is None or not records:
                 return
@@ -293,9 +293,9 @@ class QdrantServerVectorStore:
         for record in records:
             if (record.payload or {}).get(GROUP_KEY) != group_id:
                 continue
-            vector = record.vector.get("") if isinstance(record.vector, dict) else record.vector
+            vector = dense_vector(record.vector)
             if vector:
-                out[wanted.get(str(record.id), str(record.id))] = [float(x) for x in vector]
+                out[wanted.get(str(record.id), str(record.id))] = vector
         return out
 
     def count(self, collection: Collection, group_id: str) -> int:

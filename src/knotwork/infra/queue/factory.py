@@ -33,7 +33,7 @@ def redis_client(settings: Settings, graph: GraphStore | None = None) -> redis.R
         timeout = getattr(graph, "timeout_s", None)
         return redis.Redis(host=host, port=port, username=getattr(graph, "username", None),
                            password=getattr(graph, "password", None), decode_responses=True,
-                           **redis_timeouts(timeout if isinstance(timeout, float) else None))  # type: ignore[arg-type]
+                           **redis_timeouts(timeout if isinstance(timeout, float) else None))
     if settings.graph_backend == GraphBackend.FALKORDB and settings.falkordb_url:
         return redis.Redis.from_url(settings.falkordb_url, decode_responses=True)
     raise NoJobQueueError("the job queue needs Redis: set KNOTWORK_REDIS_URL")

@@ -22,11 +22,14 @@ import contextlib
 import json
 import time
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import redis
 import structlog
 from pydantic import ValidationError
+
+if TYPE_CHECKING:
+    from redis.typing import EncodableT, FieldT, KeyT, StreamIdT
 
 from knotwork.domain.tasks import (
     PRIORITY_ORDER,
@@ -117,7 +120,7 @@ class RedisJobQueue:
                                             count=count - len(out))
             out += self._jobs_from(reply)
         if not out and block_ms:
-            keys = {self.stream_key(s): ">" for s in STREAMS}
+            keys: dict[KeyT, StreamIdT] = {self.stream_key(s): ">" for s in STREAMS}
             reply = self._client.xreadgroup(GROUP, consumer, keys, count=count, block=block_ms)
             out += self._jobs_from(reply)
         return out
@@ -177,7 +180,7 @@ class RedisJobQueue:
             key = self.stream_key(stream)
             pending, consumers = 0, 0
             with contextlib.suppress(redis.ResponseError):  # no such key / group yet
-                for info in cast(list[dict[str, Any]], self._client.xinfo_groups(key)):
+                for info in self._client.xinfo_groups(key):
                     if info.get("name") == GROUP:
                         pending, consumers = int(info["pending"]), int(info["consumers"])
             streams.append(StreamStats(stream=stream, length=int(self._client.xlen(key)),
@@ -248,11 +251,11 @@ class RedisJobQueue:
     def _bury(self, stream: str, message_id: str, kind: str, body: str, error: str, *,
               deliveries: int, task: Task | None) -> None:
         key = self.stream_key(stream)
-        fields = {"kind": kind, "body": body, "error": error[:2000], "stream": stream,
-                  "deliveries": str(deliveries),
-                  "retry_count": str(task.retry_count if task else 0),
-                  "task_id": task.task_id if task else "", "group_id": task.group_id if task else "",
-                  "failed_at": utcnow().isoformat()}
+        fields: dict[FieldT, EncodableT] = {
+            "kind": kind, "body": body, "error": error[:2000], "stream": stream,
+            "deliveries": str(deliveries), "retry_count": str(task.retry_count if task else 0),
+            "task_id": task.task_id if task else "", "group_id": task.group_id if task else "",
+            "failed_at": utcnow().isoformat()}
         pipe = self._client.pipeline(transaction=True)
         pipe.xadd(self._dead_key, fields, maxlen=DEAD_MAX_LEN, approximate=True)
         pipe.xack(key, GROUP, message_id)

@@ -35,15 +35,16 @@ def _encode(value: object) -> JsonValue:
         return {_DATETIME: value.isoformat()}
     if isinstance(value, bytes | memoryview):
         return {_BYTES: base64.b64encode(bytes(value)).decode()}
-    return value  # type: ignore[return-value] - str, numbers, None, JSON columns
+    return value  # type: ignore[return-value]  # str, numbers, None, JSON columns
 
 
 def _decode(value: JsonValue) -> object:
     if isinstance(value, dict) and len(value) == 1:
-        if _DATETIME in value and isinstance(value[_DATETIME], str):
-            return datetime.fromisoformat(value[_DATETIME])
-        if _BYTES in value and isinstance(value[_BYTES], str):
-            return base64.b64decode(value[_BYTES])
+        stamp, data = value.get(_DATETIME), value.get(_BYTES)
+        if isinstance(stamp, str):
+            return datetime.fromisoformat(stamp)
+        if isinstance(data, str):
+            return base64.b64decode(data)
     return value
 
 

@@ -65,21 +65,21 @@ class UTCDateTime(TypeDecorator[datetime]):
     def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
         if value is None:
             return None
-        if not isinstance(value, datetime):  # pragma: no cover - driver returned a string
-            value = datetime.fromisoformat(str(value))
-        if value.tzinfo is None:
-            return value.replace(tzinfo=UTC)
-        return value.astimezone(UTC)
+        # a str: the driver returned one (pragma: no cover)
+        stamp = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+        if stamp.tzinfo is None:
+            return stamp.replace(tzinfo=UTC)
+        return stamp.astimezone(UTC)
 
 
 def json_type() -> JSON:
     """JSON everywhere, JSONB on PostgreSQL."""
-    return JSON().with_variant(JSONB(), "postgresql")  # type: ignore[return-value]
+    return JSON().with_variant(JSONB(), "postgresql")
 
 
 def audit_id_type() -> BigInteger:
     """BIGSERIAL on PostgreSQL; INTEGER PRIMARY KEY (rowid alias) on SQLite."""
-    return BigInteger().with_variant(Integer(), "sqlite")  # type: ignore[return-value]
+    return BigInteger().with_variant(Integer(), "sqlite")
 
 
 class Base(DeclarativeBase):

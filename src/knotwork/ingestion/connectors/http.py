@@ -101,7 +101,7 @@ class JsonHttp:
         attempt = 0
         while True:
             try:
-                response = self._client.get(path, params=query)  # type: ignore[arg-type]
+                response = self._client.get(path, params=query)
             except httpx.TransportError as exc:
                 if attempt >= self.policy.max_retries:
                     raise ConnectorError(

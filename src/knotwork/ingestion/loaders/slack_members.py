@@ -65,7 +65,9 @@ def workspace_members(data: object) -> list[WorkspaceMember]:
             continue
         if user.get("is_restricted") or user.get("is_ultra_restricted"):
             continue  # a guest: someone from outside invited into a channel
-        profile = user.get("profile") if isinstance(user.get("profile"), dict) else {}
+        profile = user.get("profile")
+        if not isinstance(profile, dict):
+            profile = {}
         name = _str(profile.get("real_name")) or _str(user.get("real_name"))
         if len(name.split()) < 2:
             continue  # a handle or a lone given name names no one for sure

@@ -157,7 +157,7 @@ def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = 
 
         from knotwork.core import Knotwork
 
-        kw = knotwork or await anyio.to_thread.run_sync(Knotwork, settings)
+        kw = knotwork if knotwork is not None else await anyio.to_thread.run_sync(Knotwork, settings)
         app.state.knotwork = kw
         app.state.auth = Authenticator(settings, kw.runtime.documents.api_keys())
         app.state.write_lock = threading.Lock()
@@ -231,7 +231,8 @@ def create_app(settings: Settings | None = None, *, knotwork: Knotwork | None = 
     app.include_router(community_routes.router)
     app.include_router(graph_routes.router)
     app.include_router(stream_routes.router)
-    # a plain ASGI route: it authorizes itself (auth.admit), as the SDK parses the JSON-RPC
-    app.router.add_route(MCP_PATH, mcp, include_in_schema=False)
+    # a plain ASGI route: it authorizes itself (auth.admit), as the SDK parses the JSON-RPC;
+    # Starlette serves an endpoint that is not a function as an ASGI app (typed as a function)
+    app.router.add_route(MCP_PATH, mcp, include_in_schema=False)  # type: ignore[arg-type]
     install_docs(app, settings.auth_mode)  # /docs from local assets, GET / -> /docs, securitySchemes
     return app

@@ -260,10 +260,10 @@ async def _authenticate(request: Request, template: str, scope: Scope | None) ->
             return None  # the admin pages answer with their sign-in page (and guard themselves)
         raise _unauthorized("an API key is required (Authorization: Bearer <key> or X-API-Key); "
                             "an admin session expired or ended: sign in again")
-    key = await anyio.to_thread.run_sync(auth.verify, secret)
-    if key is None:
+    verified = await anyio.to_thread.run_sync(auth.verify, secret)
+    if verified is None:
         raise _unauthorized("the API key is unknown or revoked")
-    if not key.allows(scope):
+    if not verified.allows(scope):
         raise HTTPException(403, f"this key lacks the {scope.value!r} scope "
-                                 f"(it has: {', '.join(s.value for s in key.scopes)})")
-    return key
+                                 f"(it has: {', '.join(s.value for s in verified.scopes)})")
+    return verified

@@ -68,7 +68,7 @@ def install_docs(app: FastAPI, mode: AuthMode) -> None:
     @app.get(DOCS, include_in_schema=False)
     def docs(request: Request) -> HTMLResponse:
         root = request.scope.get("root_path", "")
-        local = {} if assets is None else {
+        local: dict[str, Any] = {} if assets is None else {
             "swagger_js_url": f"{root}{ASSETS}/swagger-ui-bundle.js",
             "swagger_css_url": f"{root}{ASSETS}/swagger-ui.css",
             "swagger_favicon_url": f"{root}{ASSETS}/favicon-32x32.png"}

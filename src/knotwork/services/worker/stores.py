@@ -16,7 +16,7 @@ idempotently by whoever takes its job over.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Self
 
@@ -115,6 +115,10 @@ class LeasedVectors:
         """The stored vectors of these ids (both Qdrant backends have it; ingestion's
         resolution scores mentions against them, so a worker must resolve as inline does)."""
         return self._open().vectors_of(collection, group_id, ids)
+
+    def scan(self, collection: Collection, group_id: str, batch: int = 256, *,
+             with_vectors: bool = True) -> Iterator[VectorPoint]:
+        return self._open().scan(collection, group_id, batch, with_vectors=with_vectors)
 
     def close(self) -> None:
         if self._store is not None:
@@ -228,6 +232,6 @@ def open_worker_runtime(settings: Settings) -> tuple[Runtime, LeasedVectors]:
     if cache is not None:
         from knotwork.infra.cache.invalidating import InvalidatingGraphStore
 
-        graph = InvalidatingGraphStore(graph, cache)  # type: ignore[assignment]
+        graph = InvalidatingGraphStore(graph, cache)
     vectors = LeasedVectors(settings, embedder.dimension)
     return Runtime(settings, graph, vectors, documents, embedder, cache=cache), vectors

@@ -216,7 +216,7 @@ class Worker:
                        resumed: bool = False) -> None:
         prepared, todo, done, again = [], [], [], []
         group = jobs[0].task.group_id
-        newest = {j.task.document_id: j for j in jobs  # type: ignore[union-attr]
+        newest = {j.task.document_id: j for j in jobs
                   if isinstance(j.task, ExtractEntitiesTask)}  # stream order: last is newest
         for job in jobs:
             task = job.task

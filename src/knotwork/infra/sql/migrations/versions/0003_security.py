@@ -27,7 +27,7 @@ def _ts() -> sa.DateTime:
 
 
 def _json() -> sa.JSON:
-    return sa.JSON().with_variant(postgresql.JSONB(), "postgresql")  # type: ignore[return-value]
+    return sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
 
 
 def upgrade() -> None:
