@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from knotwork.domain.models import Entity, EntityType, QueryMode, QueryResult
+from knotwork.domain.models import Citation, Entity, EntityType, QueryMode, QueryResult
 from knotwork.resolution.normalize import normalize_name
 from knotwork.retrieval.chain_plan import GROUP_ROLES, HITS, PERSON_ROLES, Plan, plan
 from knotwork.retrieval.field_hop import WORDS_LABEL, asked_role, field_bridges
@@ -152,6 +152,7 @@ def _run(search: LocalSearch, found: Plan, question: str, budget: int,
          as_of: datetime | None) -> tuple[QueryResult, Entity] | None:
     """A nested two-hop chain (the first part of a conjunction), no further nesting."""
     read = _field_first(search, found, found.kinds, as_of)
+    bridge: Entity | None
     if read is not None:
         first, bridge = read[0], read[1][0]
     else:
@@ -290,8 +291,10 @@ def _compose(found: Plan, first: QueryResult,
     trace.append("bridge verified: hop 1's evidence names it")
     firsts, rest = list(first.citations), [c for _, _, r in seconds for c in r.citations]
     ordered = firsts + rest if found.joined else rest + firsts
-    seen: set[str] = set()
-    citations = [c for c in ordered if not (c.chunk_id in seen or seen.add(c.chunk_id))]
+    by_chunk: dict[str, Citation] = {}
+    for citation in ordered:  # one citation per chunk, in order
+        by_chunk.setdefault(citation.chunk_id, citation)
+    citations = list(by_chunk.values())
     results = [first, *(r for _, _, r in seconds)]
     return QueryResult(
         answer=answer, citations=citations,
