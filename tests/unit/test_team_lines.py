@@ -178,3 +178,12 @@ def test_a_division_head_is_no_member_of_the_division() -> None:
     got = lines([fact("ana", "ops", R.LEADS, invalid_at=d(2024, 3)), fact("bo", "ops", R.MEMBER_OF)])
     assert ("bo", "ana", R.REPORTS_TO) in got
     assert ("ana", "ops", R.MEMBER_OF) not in got
+
+
+def test_a_start_that_dates_the_members_own_new_post_is_no_joining_date() -> None:
+    # "Ana Ruiz — Role: Team Lead (since 1 June 2024)": she led from June, was on the team before
+    row = "Ana Ruiz — Role: Team Lead (since 1 June 2024)"
+    got = lines([fact("cy", "ledger", R.LEADS, invalid_at=d(2024, 5, 31)),
+                 fact("ana", "ledger", R.MEMBER_OF, row, valid_at=d(2024, 6)),
+                 fact("ana", "ledger", R.LEADS, row, valid_at=d(2024, 6))])
+    assert ("ana", "cy", R.REPORTS_TO) in got

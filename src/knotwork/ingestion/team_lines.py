@@ -99,6 +99,7 @@ def team_lines(group_id: str, facts: Iterable[Fact], kind: Kind, now: datetime) 
     # a stand-in ("interim lead while Bo is on leave") leaves the reporting lines as they were
     leads = {team: [f for f in held if not is_interim(f.fact)] for team, held in leads.items()}
     led_by = {(f.source_id, f.target_id) for held in leads.values() for f in held}
+    post_starts = {(f.source_id, f.target_id, f.valid_at) for held in leads.values() for f in held}
     out: dict[str, Fact] = {}
     for team, held in sorted(leads.items()):
         # the people of the unit: (person, the facts that place them, the one that dates it)
@@ -118,14 +119,17 @@ def team_lines(group_id: str, facts: Iterable[Fact], kind: Kind, now: datetime) 
                     if person == lead.source_id or (
                             rule.ended == "member" and (person, team) in led_by):
                         continue  # (a former lead who left is no report of the new one)
-                    end = _end(rule, lead, dated)
+                    # a start the person's own post on the unit shares dates that post ("Role:
+                    # Engineering Manager (since …)"), not when they joined the unit
+                    posted = (person, team, dated.valid_at) in post_starts
+                    end = _end(rule, lead, dated, posted)
                     if end is not None:
                         _add(out, stated, group_id, rule, person, lead.source_id,
                              [lead, *placed], end, now)
     return sorted(out.values(), key=lambda f: f.id)
 
 
-def _end(rule: TeamRule, lead: Fact, member: Fact) -> datetime | None:
+def _end(rule: TeamRule, lead: Fact, member: Fact, posted: bool = False) -> datetime | None:
     """When the derived line ended, if ``rule`` derives it from these premises."""
     first = lead if rule.ended == "lead" else member
     if first.invalid_at is None:
@@ -136,7 +140,7 @@ def _end(rule: TeamRule, lead: Fact, member: Fact) -> datetime | None:
     end = first.invalid_at
     if other.invalid_at is not None:
         end = min(end, other.invalid_at)
-    if other.valid_at is not None and other.valid_at > end and _stated_start(other):
+    if other.valid_at is not None and other.valid_at > end and not posted and _stated_start(other):
         return None  # the other premise began after: they never overlapped
     return end
 
