@@ -187,3 +187,11 @@ def test_a_start_that_dates_the_members_own_new_post_is_no_joining_date() -> Non
                  fact("ana", "ledger", R.MEMBER_OF, row, valid_at=d(2024, 6)),
                  fact("ana", "ledger", R.LEADS, row, valid_at=d(2024, 6))])
     assert ("ana", "cy", R.REPORTS_TO) in got
+
+
+def test_the_former_lead_of_a_part_reported_to_the_units_lead() -> None:
+    KINDS["ledger ops"] = (O, "TEAM")
+    got = lines([fact("ana", "ledger", R.LEADS),
+                 fact("ledger ops", "ledger", R.MEMBER_OF),
+                 fact("cy", "ledger ops", R.LEADS, "Cy led Ledger Ops until April.", invalid_at=d(2024, 4))])
+    assert got[("cy", "ana", R.REPORTS_TO)].invalid_at == d(2024, 4)
