@@ -195,3 +195,43 @@ def test_the_former_lead_of_a_part_reported_to_the_units_lead() -> None:
                  fact("ledger ops", "ledger", R.MEMBER_OF),
                  fact("cy", "ledger ops", R.LEADS, "Cy led Ledger Ops until April.", invalid_at=d(2024, 4))])
     assert got[("cy", "ana", R.REPORTS_TO)].invalid_at == d(2024, 4)
+
+
+class _Graph:
+    """The four graph reads and writes the tenant-wide pass uses, over dicts."""
+
+    def __init__(self, entities: dict, facts: list[Fact]) -> None:
+        self.entities = entities
+        self.facts = {f.id: f for f in facts}
+
+    def list_entities(self, group_id: str) -> list:
+        return list(self.entities.values())
+
+    def list_facts(self, group_id: str) -> list[Fact]:
+        return list(self.facts.values())
+
+    def upsert_facts(self, facts: Sequence[Fact]) -> None:
+        self.facts.update((f.id, f) for f in facts)
+
+    def delete_facts(self, group_id: str, ids: Sequence[str]) -> int:
+        for i in ids:
+            self.facts.pop(i, None)
+        return len(ids)
+
+
+def test_the_tenant_wide_pass_writes_new_lines_once_and_drops_stale_ones() -> None:
+    from types import SimpleNamespace
+
+    from knotwork.domain.models import Entity
+    from knotwork.ingestion.team_lines import derive_team_lines
+
+    entities = {i: Entity(id=i, group_id=G, name=i, canonical_name=i, type=t, subtype=s,
+                          created_at=d(2024), updated_at=d(2024)) for i, (t, s) in KINDS.items()}
+    graph = _Graph(entities, [fact("ana", "ledger", R.LEADS, invalid_at=d(2024, 3)),
+                              fact("bo", "ledger", R.MEMBER_OF)])
+    rt = SimpleNamespace(graph=graph)
+    assert derive_team_lines(rt, G, NOW) == (2, 0)  # bo's line, ana's membership
+    assert derive_team_lines(rt, G, NOW) == (0, 0)  # nothing changed: nothing written
+    graph.facts.pop("bo-MEMBER_OF-ledger")
+    assert derive_team_lines(rt, G, NOW) == (0, 1)  # bo's line lost its premise
+    assert not any(f.source_id == "bo" for f in graph.facts.values())

@@ -32,10 +32,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from knotwork.domain.ids import stable_id
 from knotwork.domain.models import EntityType, Fact, RelationType
 from knotwork.ingestion.extraction.temporal import is_interim, validity
+
+if TYPE_CHECKING:
+    from knotwork.runtime import Runtime
 
 R = RelationType
 METHOD = "team_line"  # the extraction method of a fact derived here (models.DERIVED_METHODS)
@@ -135,6 +139,31 @@ def team_lines(group_id: str, facts: Iterable[Fact], kind: Kind, now: datetime) 
     return sorted(out.values(), key=lambda f: f.id)
 
 
+def derive_team_lines(rt: Runtime, group_id: str, now: datetime) -> tuple[int, int]:
+    """The tenant-wide pass run after an ingest's consolidation (twins merged, types re-decided:
+    a batch derives from what it sees, a merge may leave a line underived or stale): the lines
+    the whole graph implies, written where new or changed, the stale ones deleted.
+    Returns (written, deleted)."""
+    entities = {e.id: (e.type, e.subtype) for e in rt.graph.list_entities(group_id)}
+    facts = rt.graph.list_facts(group_id)
+    stored = {f.id: f for f in facts if f.extraction_method == METHOD}
+    planned = team_lines(group_id, facts, entities.get, now)
+    written = []
+    for fact in planned:
+        old = stored.get(fact.id)
+        if old is None:
+            written.append(fact)
+        elif (old.source_id, old.target_id, old.valid_at, old.invalid_at, old.episodes) != (
+                fact.source_id, fact.target_id, fact.valid_at, fact.invalid_at, fact.episodes):
+            written.append(fact.model_copy(update={"created_at": old.created_at}))
+    if written:
+        rt.graph.upsert_facts(written)
+    stale = sorted(set(stored) - {f.id for f in planned})
+    if stale:
+        rt.graph.delete_facts(group_id, stale)
+    return len(written), len(stale)
+
+
 def _end(rule: TeamRule, lead: Fact, member: Fact, posted: bool = False) -> datetime | None:
     """When the derived line ended, if ``rule`` derives it from these premises."""
     first = lead if rule.ended == "lead" else member
@@ -182,4 +211,4 @@ def _is_person(kind: Kind, entity_id: str) -> bool:
     return found is not None and found[0] is EntityType.PERSON
 
 
-__all__ = ["METHOD", "RULES", "TeamRule", "derived_id", "team_lines"]
+__all__ = ["METHOD", "RULES", "TeamRule", "derive_team_lines", "derived_id", "team_lines"]
