@@ -170,6 +170,10 @@ class Knotwork:
             report.entities_merged = merged.merged_entities
             if merged.merged_entities or merged.retyped or merged.retired:
                 self._pipeline(group_id).forget_known()
+        if report.added or report.updated:
+            from knotwork.ingestion.team_lines import derive_team_lines
+
+            derive_team_lines(self._rt, self._group(group_id), utcnow())  # on the settled graph
         if members:
             from knotwork.ingestion.employment import derive_employment
 

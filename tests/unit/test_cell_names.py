@@ -93,3 +93,18 @@ def test_an_area_row_on_a_unit_page_names_a_part_of_the_unit_but_not_a_role() ->
     text = "# Harbor Launch Notes\n\nArea: Route Scoring; Owner: Marta Vasko\n"
     assert "Route Scoring" not in {m.text for m in cell_mentions(text, [_m(text, "Marta Vasko", P)])}
 
+
+
+def test_the_team_on_a_unit_page_is_that_unit() -> None:
+    text = ("# Harbor — Team Home\n\nWe work closely with the Quay Team.\n"
+            "Marta Vasko led the team until May. The team lead is Ondrej.\n")
+    mentions = [_m(text, "Quay Team", O, "rule"), _m(text, "Marta Vasko", P),
+                Mention(text.index("the team until"), text.index("the team until") + 8, "the team", O,
+                        0.6, "coref", "TEAM", refers_to="Quay Team")]
+    found = cell_mentions(text, mentions)
+    refs = [m for m in found if m.extractor == "coref"]
+    assert [(m.text, m.refers_to) for m in refs] == [("the team", "Harbor")]  # not "The team lead"
+    # on another kind of page, the coreference found before stays
+    other = text.replace("Team Home", "Meeting Notes")
+    again = cell_mentions(other, mentions)
+    assert [m.refers_to for m in again if m.extractor == "coref"] == ["Quay Team"]

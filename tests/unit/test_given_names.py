@@ -22,3 +22,9 @@ def test_words_months_places_and_particles_are_not(word: str) -> None:
 def test_accents_do_not_hide_a_listed_name() -> None:
     assert is_given_name("Tomás") and is_given_name("Lucía") and is_given_name("Zoë")
     assert not is_given_name("Ménage")
+
+
+def test_a_compound_of_a_given_name_and_a_capitalised_word_is_a_given_name() -> None:
+    assert is_given_name("Marie-Claire") and is_given_name("Jan-Torben")
+    assert not is_given_name("Live-Ops") and not is_given_name("Marie-CLAIRE")
+    assert not is_given_name("Re-Run")

@@ -472,3 +472,11 @@ def test_a_headings_about_is_not_part_of_the_name() -> None:
     names = [m.text for m in rule_mentions("About Corvane Medical Systems\n\nWhy Tessel Platform")]
     assert "Corvane Medical Systems" in names and "Tessel Platform" in names
     assert not any(n.startswith(("About ", "Why ")) for n in names)
+
+
+def test_a_compound_given_name_opens_a_persons_name() -> None:
+    found = {(m.text, m.type) for m in rule_mentions("Marie-Claire Dubois led the team until May.")}
+    assert ("Marie-Claire Dubois", EntityType.PERSON) in found
+    assert not any(m.text == "Claire Dubois" for m in rule_mentions("Marie-Claire Dubois left."))
+    assert not any(m.type is EntityType.PERSON
+                   for m in rule_mentions("The Live-Ops Team ships weekly."))

@@ -27,6 +27,10 @@ NOW = datetime(2026, 11, 22, tzinfo=UTC)
     ("Who led X on September 3, 2023?", "2023-09-03", "middle"),
     ("Who led X last year?", "2025-07-02", "middle"),
     ("Who led X last month?", "2026-10-16", "middle"),
+    # a dated event of the subject dates the question
+    ("Who ran the platform at the May 2024 cutover?", "2024-05-16", "middle"),
+    ("Who owned billing during the Q2 2024 audit?", "2024-06-30", "end"),
+    ("Who was on call at the 4 June 2024 outage?", "2024-06-04", "middle"),
 ])
 def test_question_time(question: str, day: str, anchor: str) -> None:
     found = question_time(question, NOW)
@@ -120,3 +124,10 @@ def test_when_question_needs_dated_evidence_or_a_fact_of_its_relation() -> None:
                   "The launch moved to Q3.", "Effective next Monday."):
         assert not undated_when("When was it opened?", [dated], typed_fact=False)
     assert not undated_when("Where is the Pune office?", undated, typed_fact=False)
+
+
+def test_a_dated_event_noun_is_the_time_but_another_dated_noun_is_not() -> None:
+    assert question_time("What did the Q1 2025 risk register list?", NOW) is None
+    found = question_time("Who ran the platform at the May 2024 cutover?", NOW)
+    assert found is not None
+    assert without_time("Who ran the platform at the May 2024 cutover?", found) == "Who ran the platform?"

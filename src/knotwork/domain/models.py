@@ -103,8 +103,9 @@ class Entity(_Model):
 
 # Extraction methods of facts derived from a source's metadata rather than stated in a
 # passage (the workspace's members work at the tenant's organisation): graph facts that
-# retrieval and community detection leave out, so they never crowd an answer's candidates.
-DERIVED_METHODS: frozenset[str] = frozenset({"workspace"})
+# retrieval and community detection leave out, so they never crowd an answer's candidates
+# ("team_line": a reporting line implied by a team's ended lead, ``ingestion.team_lines``).
+DERIVED_METHODS: frozenset[str] = frozenset({"workspace", "team_line"})
 
 
 class Fact(_Model):

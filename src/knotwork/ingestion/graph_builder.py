@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from knotwork.domain.ids import stable_id
-from knotwork.domain.models import Entity, EntityMention, EntityType, Episode, Fact
+from knotwork.domain.models import Entity, EntityMention, EntityType, Episode, Fact, RelationType
 from knotwork.ingestion.endings import ended_facts, ends_of, with_end
 from knotwork.ingestion.extraction.change import relation_ended
 from knotwork.ingestion.extraction.departure import end_events
@@ -18,6 +18,7 @@ from knotwork.ingestion.extraction.temporal import held_until_then, interim_end,
 from knotwork.ingestion.extraction.types import ChunkExtraction, LocalEntity
 from knotwork.ingestion.facts import contradictions, fact_id, merge_into, same_fact
 from knotwork.ingestion.summary_text import resummarized
+from knotwork.ingestion.team_lines import team_lines
 from knotwork.resolution.exact import entity_keys, lookup_keys
 from knotwork.resolution.ingest import BatchResolution, ResolutionIndex
 from knotwork.resolution.normalize import normalize_name
@@ -64,6 +65,7 @@ class BatchBuilder:
         known = self._facts(items, local_ids, result)
         self._apply_ends(known, result)
         self._summaries(result, known)
+        self._team_lines(known, result)
         if self._index is not None:
             self._index.record(result.entities.values(), result.resolution)
         return result
@@ -234,6 +236,48 @@ class BatchBuilder:
                 known.put(fact)
             result.facts[fact.id] = fact
 
+    def _team_lines(self, known: _KnownFacts | None, result: BatchResult) -> None:
+        """The ended reporting lines of the units whose leads or members this batch touched
+        (``team_lines``), from all the facts of those units, of their parts and parents, and
+        of their people."""
+        units = {f.target_id for f in result.facts.values()
+                 if f.type in (RelationType.LEADS, RelationType.MEMBER_OF)}
+        if not units:
+            return
+        facts = dict(known.by_id) if known is not None else {}
+        read = known.endpoints() if known is not None else set()
+        facts.update((f.id, f) for f in self._facts_of(sorted(units - read)))
+        facts.update(result.facts)
+        nested = {i for f in facts.values() if f.type is RelationType.MEMBER_OF
+                  and (f.source_id in units or f.target_id in units)
+                  for i in (f.source_id, f.target_id)} - units - read
+        for fact in self._facts_of(sorted(nested)):
+            facts.setdefault(fact.id, fact)
+        units |= nested
+        people = {f.source_id for f in facts.values() if f.target_id in units} - read - units
+        if people:  # their reporting lines (a stated one is kept as it is) and derived ones
+            for fact in self._facts_of(sorted(people)):
+                facts.setdefault(fact.id, fact)
+        pool = {**result.previous_entities, **result.entities}
+        wanted = {i for f in facts.values() if f.target_id in units
+                  for i in (f.source_id, f.target_id)} - set(pool)
+        if wanted and self._entities_of is not None:
+            pool.update((e.id, e) for e in self._entities_of(sorted(wanted)))
+
+        def kind(entity_id: str) -> tuple[EntityType, str | None] | None:
+            entity = pool.get(entity_id)
+            return None if entity is None else (entity.type, entity.subtype)
+
+        for fact in team_lines(self._group, facts.values(), kind, self._now):
+            stored = facts.get(fact.id)
+            if stored is not None:
+                if (stored.valid_at, stored.invalid_at, stored.episodes) == (
+                        fact.valid_at, fact.invalid_at, fact.episodes):
+                    continue
+                fact = fact.model_copy(update={"created_at": stored.created_at})
+                result.previous_facts.setdefault(stored.id, stored)
+            result.facts[fact.id] = fact
+
     def _recheck_ends(self, known: _KnownFacts, result: BatchResult,
                       same_kind: Callable[[str, str], bool]) -> None:
         """An end a newer fact gave holds only while that fact, with the evidence it has now,
@@ -352,4 +396,6 @@ class _KnownFacts:
         found = self.by_id.get(fact.id)
         if found is not None and same_fact(found, fact):
             return found
-        return next((f for f in self.sharing_endpoint(fact) if same_fact(f, fact)), None)
+        # (a line derived from a team's facts is no sighting of a stated one: kept apart)
+        return next((f for f in self.sharing_endpoint(fact)
+                     if same_fact(f, fact) and f.derived == fact.derived), None)

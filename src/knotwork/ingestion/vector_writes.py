@@ -203,6 +203,8 @@ def plan_vectors(
         elif before is not None and entity_payload_changed(before, entity):
             plan.entity_payloads.append(entity)
     for fact in facts:
+        if fact.derived:
+            continue  # graph only: no vector, so vector search never meets it
         old = previous_facts.get(fact.id)
         if fact_vector_changed(old, fact):
             plan.facts.append(fact)

@@ -32,7 +32,23 @@ _PREP = (r"(?P<prep>as\s+of|as\s+at|by\s+the\s+end\s+of|at\s+the\s+end\s+of|by|i
 _ORDINAL = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 # "the Q1 2025 risk register": a time that modifies a noun is not the question's time
 _NOT_MODIFIER = r"(?!\s+(?!(?:and|or|but|when|while|according|per|if|then|so)\b)(?-i:[a-z]{2,}))"
+# "at the March 2025 cutover", "during the Q3 2024 audit": a dated event of the question's
+# subject dates the question (the event nouns are data; "the Q1 2025 risk register" stays no time)
+EVENT_NOUNS = ("cutover", "cut-over", "switchover", "launch", "go-live", "release", "rollout",
+               "roll-out", "migration", "upgrade", "outage", "incident", "audit", "offsite",
+               "kickoff", "kick-off", "reorg", "reorganisation", "reorganization", "merger",
+               "acquisition", "conference", "all-hands", "deadline", "freeze", "playtest")
+_AT_THE = r"\b(?P<prep>at|during|around)\s+the\s+(?:early\s+|mid\s+|late\s+|mid-)?"
+_EVENT_AFTER = r"\s+(?:[\w-]+\s+){0,2}?(?:" + "|".join(re.escape(n) for n in EVENT_NOUNS) + r")s?\b"
+_EVENT_TIMES: tuple[tuple[str, str], ...] = (
+    ("day", _AT_THE + r"(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r",?\s+" + _YEAR),
+    ("day", _AT_THE + _MONTH + r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?,?\s+" + _YEAR),
+    ("month", _AT_THE + _MONTH + r",?\s+" + _YEAR),
+    ("quarter", _AT_THE + r"Q(?P<q>[1-4])\s*(?:of\s+)?'?" + _YEAR),
+    ("year", _AT_THE + _YEAR),
+)
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(p + _EVENT_AFTER, re.IGNORECASE)) for kind, p in _EVENT_TIMES) + tuple(
     (kind, re.compile(p + (_NOT_MODIFIER if kind != "relative" else ""), re.IGNORECASE))
     for kind, p in (
     ("day", r"\b" + _PREP + r"\s+(?:the\s+)?\b(?P<y>(?:19|20)\d{2})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),

@@ -86,7 +86,10 @@ def cell_mentions(text: str, mentions: Sequence[Mention]) -> list[Mention]:
     Only in rows of labelled cells whose subject is named."""
     added: list[Mention] = []
     retyped: dict[int, Mention | None] = {}  # None: dropped
-    unit_page = _page_heading(text, mentions, added, retyped) == "unit_page"
+    page = _page_heading(text, mentions, added, retyped)
+    unit_page = page is not None and page[0] == "unit_page"
+    if unit_page and page is not None:
+        _unit_refs(text, page[1], mentions, added, retyped)
     for line in re.finditer(r"[^\n]+", text):
         if not _SEP.search(line.group(0)):
             continue
@@ -163,25 +166,48 @@ _KIND_WORDS = frozenset({"team", "home", "page", "project", "charter", "plan", "
 
 
 def _page_heading(text: str, mentions: Sequence[Mention], added: list[Mention],
-                  retyped: dict[int, Mention | None]) -> str | None:
-    """The name of the page's kind (``PAGE_KINDS``), its name added as a mention."""
+                  retyped: dict[int, Mention | None]) -> tuple[str, Mention] | None:
+    """The name of the page's kind (``PAGE_KINDS``) and the mention of what the page is
+    about (added when no extractor found it)."""
     for name, kind, etype, subtype in PAGE_KINDS:
         head = kind.match(text)
         if head is None:
             continue
         start, end = head.start(1), head.end(1)
         over = _covered(mentions, start, end)
+        subject = Mention(start, end, head.group(1), etype, 0.75, "rule", subtype)
         if over and not all(m.type in _WRONG_GUESS and _guessed(m) and start <= m.start
                             and m.end <= end for m in over):
-            return name  # the heading's name is found already (or is no guess of ours to replace)
+            # the heading's name is found already (or is no guess of ours to replace)
+            return name, next((m for m in over if (m.start, m.end) == (start, end)), subject)
         retyped.update({id(m): None for m in over})
-        added.append(Mention(start, end, head.group(1), etype, 0.75, "rule", subtype))
+        added.append(subject)
         line_end = text.find("\n", end)
         for m in _covered(mentions, end, len(text) if line_end < 0 else line_end):
             if {w.lower() for w in m.text.split()} <= _KIND_WORDS:
                 retyped[id(m)] = None  # "Project Charter" of the heading: the page's kind
-        return name
+        return name, subject
     return None
+
+
+# on a unit's own page, "the team" is that unit ("Ana led the team until May"), not the
+# nearest team named before it (a team the page works with)
+_THE_UNIT = re.compile(r"\b(?:the|this|our)\s+(?:team|squad)\b(?!\s+(?:lead|leads|leader|leadership|"
+                       r"manager|managers|members?|page|home|channel|of|at|in|with|behind)\b)",
+                       re.IGNORECASE)
+
+
+def _unit_refs(text: str, subject: Mention, mentions: Sequence[Mention], added: list[Mention],
+               retyped: dict[int, Mention | None]) -> None:
+    """"the team" on the page of the unit ``subject`` names: a link to the unit."""
+    name = subject.refers_to or subject.text
+    for hit in _THE_UNIT.finditer(text, subject.end):
+        over = _covered(mentions, hit.start(), hit.end())
+        if any(m.extractor != "coref" for m in over):
+            continue  # part of a name ("the Team Home page") or a typed mention
+        retyped.update({id(m): None for m in over})
+        added.append(Mention(hit.start(), hit.end(), hit.group(0), O, 0.6, "coref", "TEAM",
+                             refers_to=name))
 
 
 # on a unit's page, a row opening with an area or stream names one of the unit's parts

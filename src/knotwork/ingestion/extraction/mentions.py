@@ -86,7 +86,8 @@ _COMPANY_RE = re.compile(
     + r"(?![ \t]+(?:" + "|".join(JOB_ROLE_WORDS) + r")\b)"
 )
 _LOWER = r"(?:[a-z]|[^\W\d_A-Z])"  # a lower-case letter, accented ones too ("Tomás Núñez")
-_PERSON_RE = re.compile(r"\b([A-Z]" + _LOWER + r"+)[ \t]+((?:[A-Z]\.[ \t]+)?(?:O'|Mc|Mac)?[A-Z]"
+# (a compound given name is one: "Anne-Marie Roy")
+_PERSON_RE = re.compile(r"(?<![\w-])([A-Z]" + _LOWER + r"+(?:-[A-Z]" + _LOWER + r"+)?)[ \t]+((?:[A-Z]\.[ \t]+)?(?:O'|Mc|Mac)?[A-Z]"
                         r"(?:[a-zA-Z'’-]|[^\W\d_])+)\b")
 
 # a sentence defining its subject: "Payoutd is the payout scheduler", "Quillmark Payments is a

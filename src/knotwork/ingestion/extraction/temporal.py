@@ -297,6 +297,11 @@ _RETURN = re.compile(r"(?:\(\s*|\b(?:is|be|comes?|coming)\s+)back\s+(?:in|on|by|
                      + _DATE + r")", re.IGNORECASE)
 
 
+def is_interim(sentence: str) -> bool:
+    """Does the sentence state a stand-in's role ("interim lead", "acting head", "covers for")?"""
+    return _INTERIM.search(sentence) is not None
+
+
 def interim_end(sentence: str, reference: datetime) -> datetime | None:
     """When a stand-in's role the sentence states ends (the covered person's return), if it
     says so; None for any other sentence."""

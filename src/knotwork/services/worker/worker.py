@@ -275,6 +275,10 @@ class Worker:
             pipeline = self._pipelines.get(group)
             if pipeline is not None and (report.merged_entities or report.retyped or report.retired):
                 pipeline.forget_known()  # its cache of known names holds old types or twins
+            from knotwork.ingestion.team_lines import derive_team_lines
+
+            with self._guard():  # the lines of the settled graph (what an inline ingest derives)
+                derive_team_lines(self._rt, group, utcnow())
 
     def _follow_up(self, group: str, report: IngestReport) -> None:
         """The tasks a committed batch calls for: RESOLVE_ENTITY per deferred (tied)
