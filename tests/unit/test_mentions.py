@@ -479,4 +479,4 @@ def test_a_compound_given_name_opens_a_persons_name() -> None:
     assert ("Marie-Claire Dubois", EntityType.PERSON) in found
     assert not any(m.text == "Claire Dubois" for m in rule_mentions("Marie-Claire Dubois left."))
     assert not any(m.type is EntityType.PERSON
-                   for m in rule_mentions("The Live-Ops Team ships weekly."))
+                   for m in rule_mentions("The Self-Serve Team ships weekly."))

@@ -113,7 +113,7 @@ def is_given_name(word: str) -> bool:
     """Accents aside: "Tomás", "Lucía", "Zoë" are the listed "tomas", "lucia", "zoe"; a
     compound of given names is one too ("Anne-Marie")."""
     if "-" in word.strip("-"):  # a compound given name: "Anne-Marie", "Jean-Luc" (a given
-        first = word.split("-")  # name first, then capitalised words: "Live-Ops" is none)
+        first = word.split("-")  # name first, then capitalised words: "Self-Serve" is none)
         return is_given_name(first[0]) and all(p[:1].isupper() and p[1:].islower() and p.isalpha()
                                               for p in first[1:])
     lowered = word.lower()
