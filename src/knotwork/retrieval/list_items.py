@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from knotwork.domain.models import Episode
 from knotwork.retrieval.lexical import term_set
 
-__all__ = ["COUNT_WORDS", "ItemBlock", "asked_count", "best_block", "blocks"]
+__all__ = ["COUNT_WORDS", "ItemBlock", "asked_count", "asks_plural", "best_block", "blocks",
+           "matching_rows"]
 
 COUNT_WORDS: dict[str, int] = {
     "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -34,6 +35,14 @@ _HEADING = re.compile(r"^\s*#{1,6}\s+(?P<text>.+?)\s*#*\s*$")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+(?P<text>.+)$")
 # a table row as ingestion writes it: "Key: value; Key: value; …" (two pairs at least)
 _ROW = re.compile(r"^\s*(?P<key>[^:;]{1,40}):\s*[^;]*(?:;\s*[^:;]{1,40}:\s*[^;]*)+$")
+# "Which ICT providers are …", "What are the services …": a plural noun within the first words
+# (the plural noun followed by a verb: "Which company hosts X" is no list)
+_ASKS_PLURAL = re.compile(
+    r"^\s*(?:which|what)\s+(?:(?:are|were)\s+the\s+(?:[\w'’-]+\s+){0,2}?[a-z][a-z-]*[^s\W]s\b"
+    r"|(?:[\w'’-]+\s+){0,2}?[a-z][a-z-]*[^s\W]s\s+(?:are|were|do|did|does|have|had|has|can|will)\b)",
+    re.IGNORECASE)
+_CELL = re.compile(r"(?:^|;)\s*(?P<key>[^:;]{1,40}):\s*(?P<value>[^;]*)")
+_MIN_VALUE = 3  # a cell value this long at least filters rows ("Critical", not "1")
 _QUESTION_WORDS = frozenset({"list", "name", "give", "first", "last"})
 _MIN_PREFIX = 4  # "failed" meets "failures": a shared start this long is the same word
 
@@ -61,6 +70,15 @@ def asked_count(question: str) -> int | None:
         return None
     word = m.group("n").lower()
     return COUNT_WORDS.get(word) or int(word)
+
+
+def asks_plural(question: str) -> bool:
+    """Whether the question asks "which …s" / "what are the …s" (a list of unknown length)."""
+    return _ASKS_PLURAL.match(question) is not None
+
+
+def _cells(row: str) -> list[tuple[str, str]]:
+    return [(m.group("key").strip(), m.group("value").strip()) for m in _CELL.finditer(row)]
 
 
 def blocks(episode: Episode) -> list[ItemBlock]:
@@ -116,3 +134,31 @@ def best_block(question: str, episodes: Sequence[Episode]) -> ItemBlock | None:
             if shared and (best is None or shared > best[0]):
                 best = (shared, block)
     return best[1] if best is not None else None
+
+
+def _states(question: str, value: str) -> bool:
+    return len(value) >= _MIN_VALUE and not value.isdigit() and re.search(
+        r"(?<!\w)" + re.escape(value.lower()) + r"(?!\w)", question.lower()) is not None
+
+
+def matching_rows(question: str, episodes: Sequence[Episode]) -> ItemBlock | None:
+    """"Which providers are classified as 'Critical'?": the rows of a table (in the best
+    candidates' pages) that hold a cell value the question states, when some rows of the
+    table hold it and others do not, and the table's heading, lead-in line or first column
+    shares a question word beyond the page title. A block of just those rows, or None."""
+    if not asks_plural(question):
+        return None
+    asked = term_set(question) - _QUESTION_WORDS
+    for episode in episodes:
+        title = term_set(_title(episode))
+        wanted = {q for q in asked if not any(_shares(q, t) for t in title)}
+        for block in blocks(episode):
+            if not block.kind.startswith("row:") or len(block.items) < 2:
+                continue
+            if not any(any(_shares(q, t) for t in term_set(block.label)) for q in wanted):
+                continue
+            kept = [row for row in block.items
+                    if any(_states(question, value) for _, value in _cells(row))]
+            if 0 < len(kept) < len(block.items):
+                return ItemBlock(block.episode_id, block.heading, block.lead, block.kind, kept)
+    return None

@@ -43,7 +43,7 @@ from knotwork.retrieval.evidence_text import (
 )
 from knotwork.retrieval.hints import hint_bonus
 from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, overlap, term_set, terms
-from knotwork.retrieval.list_items import asked_count, best_block
+from knotwork.retrieval.list_items import asked_count, asks_plural, best_block, matching_rows
 from knotwork.retrieval.open_questions import open_question, without_question_verb
 from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase, unshadowed
 from knotwork.retrieval.reasons import duration_bonus, reason_bonus, reason_first
@@ -355,7 +355,8 @@ class LocalSearch:
         judged = chosen
         if (listed := self._listed_items(question, ranked)):
             # the answerability model judges the ranked answer; the answer shows the block
-            trace.append(f"listed the {len(listed)} items of one block, as many as asked")
+            trace.append(f"listed {len(listed)} items of one block: as many as asked, or the rows "
+                         "holding a value the question states")
             chosen, extra = listed, []
             trace[:] = [t for t in trace if not t.startswith("also shown:")]
         if extra:
@@ -389,10 +390,11 @@ class LocalSearch:
         fits; the answerability model still judges the ranked answer."""
         ids = list(dict.fromkeys(c for u in ranked[: self._cfg.list_block_sources]
                                  if u.fact is None for c in u.chunk_ids))
-        if not ids or asked_count(question) is None:
+        if not ids or (asked_count(question) is None and not asks_plural(question)):
             return []
         by_id = {ep.id: ep for ep in self._rt.graph.get_episodes(self._group, ids)}
-        block = best_block(question, [by_id[i] for i in ids if i in by_id])
+        episodes = [by_id[i] for i in ids if i in by_id]
+        block = best_block(question, episodes) or matching_rows(question, episodes)
         if block is None:
             return []
         return [Unit(item, [block.episode_id], None) for item in block.items]
