@@ -118,3 +118,10 @@ def test_no_rows_when_every_row_or_none_holds_the_value_or_the_question_is_singu
                        "Vendor: B Co; Tier: Essential")
     assert matching_rows("Which vendors are rated Essential?", [everyone]) is None
     assert matching_rows("Which vendor is rated 'Essential' in the register?", [VENDORS]) is None
+
+
+def test_rows_holding_the_value_must_be_as_many_as_asked() -> None:
+    two = "Which two vendors are rated 'Essential' in the register?"
+    block = matching_rows(two, [VENDORS])
+    assert block is not None and len(block.items) == 2
+    assert matching_rows(two.replace("two", "three"), [VENDORS]) is None

@@ -144,10 +144,12 @@ def _states(question: str, value: str) -> bool:
 def matching_rows(question: str, episodes: Sequence[Episode]) -> ItemBlock | None:
     """"Which providers are classified as 'Critical'?": the rows of a table (in the best
     candidates' pages) that hold a cell value the question states, when some rows of the
-    table hold it and others do not, and the table's heading, lead-in line or first column
-    shares a question word beyond the page title. A block of just those rows, or None."""
+    table hold it and others do not (as many as the question asks for, if it says), and the
+    table's heading, lead-in line or first column shares a question word beyond the page
+    title. A block of just those rows, or None."""
     if not asks_plural(question):
         return None
+    count = asked_count(question)  # "Which two vendors are …": exactly that many rows
     asked = term_set(question) - _QUESTION_WORDS
     for episode in episodes:
         title = term_set(_title(episode))
@@ -159,6 +161,6 @@ def matching_rows(question: str, episodes: Sequence[Episode]) -> ItemBlock | Non
                 continue
             kept = [row for row in block.items
                     if any(_states(question, value) for _, value in _cells(row))]
-            if 0 < len(kept) < len(block.items):
+            if 0 < len(kept) < len(block.items) and count in (None, len(kept)):
                 return ItemBlock(block.episode_id, block.heading, block.lead, block.kind, kept)
     return None
