@@ -385,9 +385,10 @@ class LocalSearch:
                            facts=[u.fact for u in ranked if u.fact is not None][:20]), support
 
     def _listed_items(self, question: str, ranked: list[Unit]) -> list[Unit]:
-        """"Which two …": the items of the block of that many in the best candidates' pages
-        (:mod:`list_items`), one unit each, or [] when the question asks no number or no block
-        fits; the answerability model still judges the ranked answer."""
+        """"Which two …" / "Which Xs are <value>?": the items of one block of bullets or table
+        rows in the best candidates' pages (:mod:`list_items`), one unit each, or [] when the
+        question asks for no list or no block fits; the answerability model still judges the
+        ranked answer."""
         ids = list(dict.fromkeys(c for u in ranked[: self._cfg.list_block_sources]
                                  if u.fact is None for c in u.chunk_ids))
         if not ids or (asked_count(question) is None and not asks_plural(question)):
