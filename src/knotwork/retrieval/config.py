@@ -51,6 +51,9 @@ class LocalSearchConfig(BaseModel):
     citations: int = 3
     min_answer_score: float = 0.25
     list_answer_max: int = 8  # more facts of the answer's relation at the named entity
+    # "Which two …": the block of that many bullets/rows is looked for in the pages of the
+    # best this many candidates
+    list_block_sources: int = 10
     uncovered_share: float = 0.5  # abstain when more than this share of the focus terms is in no evidence
     uncovered_semantic_guard: float = 0.85  # ...unless the best evidence is this similar (synonyms)
 

@@ -43,6 +43,7 @@ from knotwork.retrieval.evidence_text import (
 )
 from knotwork.retrieval.hints import hint_bonus
 from knotwork.retrieval.lexical import STOPWORDS, bm25_with_context, overlap, term_set, terms
+from knotwork.retrieval.list_items import asked_count, asks_plural, best_block, matching_rows
 from knotwork.retrieval.open_questions import open_question, without_question_verb
 from knotwork.retrieval.question import analyze, answer_kind, is_question_phrase, unshadowed
 from knotwork.retrieval.reasons import duration_bonus, reason_bonus, reason_first
@@ -352,6 +353,12 @@ class LocalSearch:
         cutoff = cfg.follow_up_cutoff_who if _WHO.match(question) else cfg.answer_relative_cutoff
         chosen = with_follow_ups(chosen, ranked[: cfg.max_units_scored], cutoff) + siblings
         judged = chosen
+        if (listed := self._listed_items(question, ranked)):
+            # the answerability model judges the ranked answer; the answer shows the block
+            trace.append(f"listed {len(listed)} items of one block: as many as asked, or the rows "
+                         "holding a value the question states")
+            chosen, extra = listed, []
+            trace[:] = [t for t in trace if not t.startswith("also shown:")]
         if extra:
             chosen = chosen + with_follow_ups(extra, ranked[: cfg.max_units_scored], cutoff)
         answer = spell_out_acronyms(join_answer([u.display or u.text for u in chosen]),
@@ -376,6 +383,22 @@ class LocalSearch:
                            context=context, reasoning_trace=trace,
                            entities=[e for e, _ in seeds.values()],
                            facts=[u.fact for u in ranked if u.fact is not None][:20]), support
+
+    def _listed_items(self, question: str, ranked: list[Unit]) -> list[Unit]:
+        """"Which two …" / "Which Xs are <value>?": the items of one block of bullets or table
+        rows in the best candidates' pages (:mod:`list_items`), one unit each, or [] when the
+        question asks for no list or no block fits; the answerability model still judges the
+        ranked answer."""
+        ids = list(dict.fromkeys(c for u in ranked[: self._cfg.list_block_sources]
+                                 if u.fact is None for c in u.chunk_ids))
+        if not ids or (asked_count(question) is None and not asks_plural(question)):
+            return []
+        by_id = {ep.id: ep for ep in self._rt.graph.get_episodes(self._group, ids)}
+        episodes = [by_id[i] for i in ids if i in by_id]
+        block = best_block(question, episodes) or matching_rows(question, episodes)
+        if block is None:
+            return []
+        return [Unit(item, [block.episode_id], None) for item in block.items]
 
     def _time_term(self, when: TimeConstraint | None, pool: list[Unit], facts: list[Unit],
                    now: datetime) -> list[str]:
