@@ -35,7 +35,7 @@ _HEADING = re.compile(r"^\s*#{1,6}\s+(?P<text>.+?)\s*#*\s*$")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+(?P<text>.+)$")
 # a table row as ingestion writes it: "Key: value; Key: value; …" (two pairs at least)
 _ROW = re.compile(r"^\s*(?P<key>[^:;]{1,40}):\s*[^;]*(?:;\s*[^:;]{1,40}:\s*[^;]*)+$")
-# "Which ICT providers are …", "What are the services …": a plural noun within the first words
+# "Which cloud vendors are …", "What are the services …": a plural noun within the first words
 # (the plural noun followed by a verb: "Which company hosts X" is no list)
 _ASKS_PLURAL = re.compile(
     r"^\s*(?:which|what)\s+(?:(?:are|were)\s+the\s+(?:[\w'’-]+\s+){0,2}?[a-z][a-z-]*[^s\W]s\b"
@@ -142,7 +142,7 @@ def _states(question: str, value: str) -> bool:
 
 
 def matching_rows(question: str, episodes: Sequence[Episode]) -> ItemBlock | None:
-    """"Which providers are classified as 'Critical'?": the rows of a table (in the best
+    """"Which vendors are rated 'Critical'?": the rows of a table (in the best
     candidates' pages) that hold a cell value the question states, when some rows of the
     table hold it and others do not (as many as the question asks for, if it says), and the
     table's heading, lead-in line or first column shares a question word beyond the page
