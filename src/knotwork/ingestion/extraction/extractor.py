@@ -112,7 +112,8 @@ class EnsembleExtractor:
         for i, (chunk, mentions) in enumerate(zip(chunks, per_chunk, strict=True)):
             mentions = alias_mentions(chunk.text, mentions, _nickname_linked, self.is_common_word)
             mentions = cell_mentions(chunk.text, _with_person_teams(chunk.text, _with_role_people(
-                chunk.text, _without_cell_labels(chunk.text, mentions))))
+                chunk.text, entity_filter.label_words(chunk.text, _without_cell_labels(
+                    chunk.text, mentions), self.is_common_word))))
             votes = llm[i] if llm is not None and i < len(llm) else None
             out.append(self._one(chunk.text, chunk.doc, mentions, votes))
         return out
