@@ -88,3 +88,20 @@ def test_a_guessed_common_word_standing_as_a_row_key_or_a_heading_is_dropped() -
     kept = {(m.text, m.start) for m in label_words(text, found, lambda w: w.lower() in words)}
     assert kept == {("Odile Brask", text.index("Odile Brask")), ("Rationale", text.index("Rationale", 5)),
                     ("Slot", text.index("Slot"))}
+
+
+def test_a_chunk_does_not_cluster_a_lone_word_with_a_person_guess_naming_an_effort() -> None:
+    from knotwork.ingestion.extraction.extractor import _cluster
+
+    text = "Brindle Migration is late. Brindle owns the ledger. Ottilie Marsh and Ottilie agreed."
+    def at(word: str, nth: int = 0) -> Mention:
+        start = -1
+        for _ in range(nth + 1):
+            start = text.index(word, start + 1)
+        return Mention(start, start + len(word), word, P, 0.8, "spacy")
+
+    entities, _ = _cluster([at("Brindle Migration"), at("Brindle", 1), at("Ottilie Marsh"),
+                            at("Ottilie", 1)])
+    names = {e.name: e.aliases for e in entities}
+    assert set(names) == {"Brindle Migration", "Brindle", "Ottilie Marsh"}
+    assert names["Ottilie Marsh"] == {"Ottilie"} and not names["Brindle Migration"]

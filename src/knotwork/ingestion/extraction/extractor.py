@@ -34,6 +34,7 @@ from knotwork.ingestion.extraction.types import (
     LocalRelation,
     Mention,
 )
+from knotwork.resolution.name_forms import has_non_person_word
 from knotwork.resolution.normalize import clean_display_name, normalize_name
 
 if TYPE_CHECKING:
@@ -365,8 +366,8 @@ def _cluster(mentions: list[Mention]) -> tuple[list[LocalEntity], dict[int, int]
     full_people: dict[str, str] = {}
     for m in mentions:
         name = clean_display_name(m.refers_to or m.text)
-        if m.type is EntityType.PERSON and len(name.split()) >= 2:
-            full_people.setdefault(normalize_name(name).split()[0], name)
+        if m.type is EntityType.PERSON and len(name.split()) >= 2 and not has_non_person_word(name):
+            full_people.setdefault(normalize_name(name).split()[0], name)  # not "X Migration"
     groups: dict[str, list[Mention]] = defaultdict(list)
     display: dict[str, str] = {}
     for m in mentions:
