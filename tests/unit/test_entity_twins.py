@@ -57,14 +57,14 @@ def test_an_abbreviation_with_the_same_version_number_and_a_team_acronym() -> No
 
 def test_a_person_guess_naming_an_effort_or_a_unit_lends_no_given_name() -> None:
     assert has_non_person_word("Brindle Migration") and has_non_person_word("Brindle Live-Ops")
-    assert not has_non_person_word("Ottilie Marsh") and not has_non_person_word("Min-ji Park")
-    assert full_name("Brindle Migration") is None and full_name("Ottilie Marsh") is not None
-    text = "Brindle Migration starts in May. Brindle will replace the old ledger. Ottilie Marsh agreed; Ottilie signs off."
+    assert not has_non_person_word("Ottilie Wrenfield") and not has_non_person_word("Min-ji Sorell")
+    assert full_name("Brindle Migration") is None and full_name("Ottilie Wrenfield") is not None
+    text = "Brindle Migration starts in May. Brindle will replace the old ledger. Ottilie Wrenfield agreed; Ottilie signs off."
     found = [Mention(0, 17, "Brindle Migration", P, 0.8, "spacy"),
-             Mention(text.index("Ottilie Marsh"), text.index("Ottilie Marsh") + 13, "Ottilie Marsh", P,
+             Mention(text.index("Ottilie Wrenfield"), text.index("Ottilie Wrenfield") + 17, "Ottilie Wrenfield", P,
                      0.8, "spacy")]
     linked = {m.text: m.refers_to for m in given_name_mentions(text, found)}
-    assert linked.get("Ottilie") == "Ottilie Marsh" and "Brindle" not in linked
+    assert linked.get("Ottilie") == "Ottilie Wrenfield" and "Brindle" not in linked
     assert not any(k.startswith("first:") for k in entity_keys("brindle migration", [], P))
     assert "first:ottilie" in entity_keys("ottilie marsh", [], P)
     assert name_similarity("Brindle", "Brindle Migration", True) < 0.85
@@ -93,15 +93,15 @@ def test_a_guessed_common_word_standing_as_a_row_key_or_a_heading_is_dropped() -
 def test_a_chunk_does_not_cluster_a_lone_word_with_a_person_guess_naming_an_effort() -> None:
     from knotwork.ingestion.extraction.extractor import _cluster
 
-    text = "Brindle Migration is late. Brindle owns the ledger. Ottilie Marsh and Ottilie agreed."
+    text = "Brindle Migration is late. Brindle owns the ledger. Ottilie Wrenfield and Ottilie agreed."
     def at(word: str, nth: int = 0) -> Mention:
         start = -1
         for _ in range(nth + 1):
             start = text.index(word, start + 1)
         return Mention(start, start + len(word), word, P, 0.8, "spacy")
 
-    entities, _ = _cluster([at("Brindle Migration"), at("Brindle", 1), at("Ottilie Marsh"),
+    entities, _ = _cluster([at("Brindle Migration"), at("Brindle", 1), at("Ottilie Wrenfield"),
                             at("Ottilie", 1)])
     names = {e.name: e.aliases for e in entities}
-    assert set(names) == {"Brindle Migration", "Brindle", "Ottilie Marsh"}
-    assert names["Ottilie Marsh"] == {"Ottilie"} and not names["Brindle Migration"]
+    assert set(names) == {"Brindle Migration", "Brindle", "Ottilie Wrenfield"}
+    assert names["Ottilie Wrenfield"] == {"Ottilie"} and not names["Brindle Migration"]

@@ -6,11 +6,11 @@ clusters qualify. The rules, as data (:data:`PARTIAL_RULES`, the same shape as
 ``consolidate.RULES``):
 
 - ``given_only``: a person's given names without the surname ("Mary Ann" of Mary Ann Lowe);
-- ``alias_given``: a given name the person is known by, with the surname ("Liz Harper" when
-  Elizabeth Harper is also called "Liz");
+- ``alias_given``: a given name the person is known by, with the surname ("Liz Ormsby" when
+  Elizabeth Ormsby is also called "Liz");
 - ``lone_part``: a lone word that is the given name or the family name of exactly one person,
-  however the person's names order them ("Quang" of Tran Van Quang, also written Quang Tran;
-  a hyphenated given name with or without its hyphen: "Jiwoo" of Ji-woo);
+  however the person's names order them ("Quang" of Dinh Van Quang, also written Quang Dinh;
+  a hyphenated given name with or without its hyphen: "Seorin" of Seo-rin);
 - ``role_prefix``: a person's name after a title ("CTO Mireille" of Mireille Fabre);
 - ``glued_prefix``: another entity's name glued before a name of exactly one entity of the
   same kind ("Zephyr Design" of the Design team when Zephyr is the product);
@@ -61,7 +61,7 @@ def _tokens(form: str) -> list[str]:
 
 def known_as(names: list[FullName], e: Entity) -> list[FullName]:
     """A person's full names, and each one-word name the person is known by ("Liz" of
-    Elizabeth Harper) with the surname: "Liz Harper" is no other person."""
+    Elizabeth Ormsby) with the surname: "Liz Ormsby" is no other person."""
     lone = [normalize_name(f) for f in forms_of(e) if len(f.split()) == 1 and f[:1].isupper()]
     extra = [FullName((w,), p.surname) for p in names[:1] for w in lone if w and " " not in w]
     return names + extra
