@@ -46,6 +46,7 @@ from knotwork.resolution.name_forms import (
 )
 from knotwork.resolution.names import given_similarity, surname_similarity
 from knotwork.resolution.normalize import normalize_name
+from knotwork.resolution.partial_names import PARTIAL_RULES, known_as, partial_links
 from knotwork.resolution.person_forms import given_compatible, pet_form
 
 if TYPE_CHECKING:
@@ -81,10 +82,8 @@ RULES: dict[str, str] = {
                     "a middle name (Minh Tran / Tran Van Minh)",
     "clipped": "a camel-case clipping of the words of exactly one longer name of its type "
                "(GeoData of Geographic Data)",
+    **PARTIAL_RULES,
 }
-
-
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,14 +111,13 @@ class ConsolidationReport:
     groups: list[MergeGroup] = field(default_factory=list)
 
 
-
 class _Clusters:
     """Union-find over entity ids that refuses a union joining two different people."""
 
     def __init__(self, entities: Sequence[Entity]) -> None:
         self.parent = {e.id: e.id for e in entities}
         self.people: dict[str, list[FullName]] = {
-            e.id: [p for p in (full_name(f) for f in forms_of(e)) if p is not None]
+            e.id: known_as([p for p in (full_name(f) for f in forms_of(e)) if p is not None], e)
             for e in entities if is_full_person(e)}
 
     def find(self, x: str) -> str:
@@ -151,6 +149,8 @@ def _family_first(a: FullName, b: FullName) -> bool:
 def _same_person(a: FullName, b: FullName) -> bool:
     if sorted((*a.given, a.surname)) == sorted((*b.given, b.surname)) or _family_first(a, b):
         return True  # "Lee Min-seo" / "Min-seo Lee": family name first or last
+    if (*a.given, a.surname) == b.given or (*b.given, b.surname) == a.given:
+        return True  # "Mary Ann" / "Mary Ann Lowe": the given names alone
     if surname_similarity(a.surname, b.surname) < 0.9:
         return False
     if a.surname == b.surname and given_compatible(a.given[0], b.given[0]):
@@ -177,11 +177,11 @@ def _link_pairs(entities: Sequence[Entity], is_word: WordTest) -> list[Link]:
     # qualifiers: "X team" / "Team X" / "X GmbH" / "Project X" share X
     by_core: dict[str, list[tuple[Entity, str]]] = defaultdict(list)
     for e in entities:  # filed under every form's core, with the marker of its name
-        kind = qualified(e.name)[1]
+        kind = qualified(e.name)[1]  # (or of the form, when the form has one: "X team")
         for f in forms_of(e):
-            core = qualified(f)[0]
+            core, own = qualified(f)
             if len(core) >= 3:
-                by_core[core].append((e, kind))
+                by_core[core].append((e, kind if own == "bare" else own))
     for e in entities:  # the source by its name only: an alias may be a looser word
         core, kind = qualified(e.name)
         if kind not in ("bare", "team", "site"):
@@ -272,8 +272,6 @@ def _typo_links(entities: Sequence[Entity]) -> list[Link]:
                         if a.id != b.id and not (is_full_person(a) or is_full_person(b)):
                             links.append(Link(a.id, b.id, "typo"))
     return links
-
-
 
 
 def _short_links(entities: Sequence[Entity], clusters: _Clusters) -> list[Link]:
@@ -391,6 +389,13 @@ def _given_initials(people: dict[str, list[FullName]], letters: str) -> set[str]
     return hyphenated
 
 
+def _by_root(clusters: _Clusters) -> dict[str, list[FullName]]:
+    out: dict[str, list[FullName]] = defaultdict(list)
+    for eid, names in clusters.people.items():
+        out[clusters.find(eid)] += names
+    return out
+
+
 def plan_consolidation(entities: Sequence[Entity], is_word: WordTest = no_words) -> list[MergeGroup]:
     """Merge groups over the tenant's entities: each group's target is its best-evidenced
     full form (a full person name, then a legal form or team word, then evidence)."""
@@ -400,7 +405,9 @@ def plan_consolidation(entities: Sequence[Entity], is_word: WordTest = no_words)
         if clusters.union(link.source_id, link.target_id):
             rules[link.source_id].append(link.rule)
     for _ in range(2):  # a second pass: a join can make another short form unique
-        for link in _short_links(entities, clusters):
+        links = _short_links(entities, clusters) + [Link(*x) for x in partial_links(
+            entities, clusters.find, _by_root(clusters))]
+        for link in links:
             if clusters.union(link.source_id, link.target_id):
                 rules[link.source_id].append(link.rule)
     members: dict[str, list[Entity]] = defaultdict(list)

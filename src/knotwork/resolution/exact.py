@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from knotwork.domain.models import Entity, EntityType
 from knotwork.ingestion.extraction.lexicon import COMPANY_SUFFIXES, FUNCTION_WORDS, VENDOR_PREFIXES
+from knotwork.resolution.name_forms import has_non_person_word
 from knotwork.resolution.names import formal_names
 from knotwork.resolution.normalize import first_name_key
 
@@ -90,8 +91,8 @@ def lookup_keys(key: str, etype: EntityType) -> list[str]:
 def entity_keys(name_key: str, aliases: Iterable[str], etype: EntityType) -> list[str]:
     """The keys stored on an entity: its name, its aliases, and (people) its given name."""
     keys = [name_key, *aliases]
-    if etype is EntityType.PERSON:
-        first = first_name_key(name_key)
+    if etype is EntityType.PERSON and not has_non_person_word(name_key):
+        first = first_name_key(name_key)  # not "falcon" of "Falcon Migration" typed a person
         if first:
             keys.append(first)
     if etype in (EntityType.PRODUCT, EntityType.CONCEPT) and name_key.startswith("project "):

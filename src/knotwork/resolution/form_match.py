@@ -134,6 +134,9 @@ def abbreviates(short: str, full: str) -> bool:
     if len(words) < 2:
         return False
     raw = short.strip()
+    head, _, last = raw.rpartition(" ")
+    if head and last.lower() in TEAM_WORDS:  # "CL team" of "Core Ledger (team)"
+        raw = head.strip()
     if ACRONYM.match(raw):
         letters = re.sub(r"[^a-z]", "", raw.lower())
         return len(letters) >= 2 and letters == "".join(w[0] for w in words)
@@ -249,3 +252,25 @@ def same_form(a: str, b: str) -> bool:
     """Two names that are one name once spacing, punctuation, case and accents are ignored
     (and umlauts written out)."""
     return bool(set(compact_forms(a)) & set(compact_forms(b)))
+
+
+_NUMBER = re.compile(r"\d+")
+
+
+def numbers_differ(a: str, b: str) -> bool:
+    """Two names that both carry numbers, and not the same numbers ("INC-2041"/"INC-2042",
+    "Season 3"/"Season 4", "v2"/"v3"): an identifier, an edition or a version names another
+    thing when its number changes, however close the spelling (leading zeros aside)."""
+    na = [n.lstrip("0") or "0" for n in _NUMBER.findall(a)]
+    nb = [n.lstrip("0") or "0" for n in _NUMBER.findall(b)]
+    return bool(na) and bool(nb) and na != nb
+
+
+def versioned_abbreviation(a: str, b: str) -> bool:
+    """Two names with the same numbers whose words around them abbreviate one another
+    ("UE5.5" / "Unreal Engine 5.5", "K8s 1.29"/"Kubernetes 1.29" aside: letters only)."""
+    if not _NUMBER.search(a) or not _NUMBER.search(b) or numbers_differ(a, b):
+        return False
+    ra = re.sub(r"\s+", " ", re.sub(r"[\d.]+", " ", a)).strip(" -")
+    rb = re.sub(r"\s+", " ", re.sub(r"[\d.]+", " ", b)).strip(" -")
+    return bool(ra and rb) and (abbreviates(ra, rb) or abbreviates(rb, ra))

@@ -32,7 +32,7 @@ LEGAL_FORMS: frozenset[str] = frozenset(
 COMPANY_WORDS: frozenset[str] = frozenset(
     {"studios", "studio", "games", "entertainment", "publishing", "media", "labs", "group",
      "holdings", "technologies", "systems", "solutions", "software", "ventures", "partners",
-     "industries", "networks", "analytics", "bank", "capital", "robotics"})
+     "industries", "networks", "analytics", "bank", "capital", "robotics", "cloud", "services"})
 TEAM_WORDS: frozenset[str] = frozenset(
     {"team", "teams", "squad", "division", "department", "dept", "group", "guild", "tribe",
      "crew", "unit", "org"})
@@ -129,7 +129,19 @@ NOT_PERSON_WORDS: frozenset[str] = frozenset(
      "services", "service", "bank", "payments", "capital", "games", "retail", "mobility",
      "identity", "processing", "systems", "solutions", "partners", "ventures", "holdings",
      "platform", "engineering", "operations", "support", "success", "culture", "release",
-     "center", "centre", "campus", "region", "street", "avenue", "road", "square"})
+     "center", "centre", "campus", "region", "street", "avenue", "road", "square",
+     # the work a name's owner does: "<X> Migration", "<X> Live-Ops" name an effort or a unit
+     "migration", "rollout", "upgrade", "rewrite", "refactor", "launch", "onboarding",
+     "offboarding", "kickoff", "programme", "program", "project", "initiative", "roadmap",
+     "retro", "retrospective", "postmortem", "playtest", "sprint", "standup", "review",
+     "planning", "status", "charter", "proposal", "deployment", "cutover", "backfill", "liveops",
+     "devops", "secops", "finops", "sre", "it", "hr", "pr", "ui", "ux", "api", "sdk"})
+
+
+def has_non_person_word(form: str) -> bool:
+    """A word of the name (or of a hyphenated part) says it is no person's ("Falcon Migration",
+    "Atlas Live-Ops", "Berlin Office"): its first word is then no given name either."""
+    return any(w in NOT_PERSON_WORDS or w in TEAM_WORDS for w in normalize_name(form).split())
 _NAME_WORD = re.compile(r"^[^\W\d_][^\W\d_'’.-]*(?:[-'’][^\W\d_]+)*\.?$")
 
 
@@ -141,8 +153,8 @@ def full_name(form: str) -> FullName | None:
         return None
     toks = [normalize_name(w).replace(" ", "-") for w in words]  # "Min-ji": one given name
     toks = [t for t in toks if t]
-    if len(toks) < 2 or any(len(t) == 1 for t in toks) or any(
-            t in NOT_PERSON_WORDS or t in LEGAL_FORMS or t in TEAM_WORDS for t in toks):
+    if len(toks) < 2 or any(len(t) == 1 for t in toks) or has_non_person_word(form) or any(
+            t in LEGAL_FORMS for t in toks):
         return None
     return FullName(tuple(toks[:-1]), toks[-1])
 

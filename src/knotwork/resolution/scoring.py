@@ -17,8 +17,14 @@ from knotwork.domain.models import EntityType
 from knotwork.resolution.attributes import AttributeModel, combine, compare_all
 from knotwork.resolution.blocking import BlockingRule
 from knotwork.resolution.exact import entity_keys, lookup_keys
-from knotwork.resolution.form_match import abbreviates, same_form, service_core
-from knotwork.resolution.name_forms import nickname_formals
+from knotwork.resolution.form_match import (
+    abbreviates,
+    numbers_differ,
+    same_form,
+    service_core,
+    versioned_abbreviation,
+)
+from knotwork.resolution.name_forms import has_non_person_word, nickname_formals
 from knotwork.resolution.names import (
     generic_similarity,
     given_similarity,
@@ -153,14 +159,16 @@ SHORT_FORM_SIMILARITY = 0.92
 def name_similarity(a: str, b: str, person: bool, etype: EntityType | None = None) -> float:
     if same_form(a, b):  # "Biz Ops"/"BizOps", "SOC2"/"SOC 2", "Krüger"/"Krueger"
         return 1.0
-    if person:
+    if person and not (has_non_person_word(a) or has_non_person_word(b)):
+        # ("Falcon Migration" typed a person is no person: its first word no given name)
         sim = person_similarity(parse_person(a), parse_person(b))
         # the mention (a) a short form of the candidate's full name (b), never the reverse:
         # a candidate's lone alias "Alex" must not pull in every full name starting so
         if sim < SHORT_FORM_SIMILARITY and is_short_form(a, b):
             return SHORT_FORM_SIMILARITY  # "Piet R", "W. Stroud", "Ros" of a full name
         return sim
-    if abbreviates(a, b) or abbreviates(b, a):  # "P&L", "GeoData" of "Geographic Data"
+    if abbreviates(a, b) or abbreviates(b, a) or versioned_abbreviation(a, b):
+        # "P&L", "GeoData" of "Geographic Data", "UE5" of "Unreal Engine 5"
         return SHORT_FORM_SIMILARITY
     core = service_core(a)  # "billing-svc" of "Billing": the mention side only
     if core and same_form(core, b):
@@ -288,6 +296,12 @@ def score_candidate(config: ResolutionConfig, query: MentionQuery,
         # one of the candidate's full names is a different person's name to this mention
         # (Alexander vs an alias Alexandra): never a merge on a nickname bridge
         score, level = min(score, config.ambiguity_threshold - 0.01), "conflicting name"
+    elif not person and not exact and any(numbers_differ(q, c) for q in query.names
+                                          for c in candidate.names) and not any(
+            not numbers_differ(q, c) and name_similarity(q, c, False, query.type or candidate.type) >= 0.85
+            for q in query.names for c in candidate.names):
+        # "INC-2041" vs "INC-2042": one digit apart is another identifier, never a typo
+        score, level = min(score, config.ambiguity_threshold - 0.01), "different number"
     elif not person and any(qualifier_conflict(q, c) for q in query.names for c in candidate.names) \
             and not any(name_similarity(q, c, False, query.type or candidate.type) >= 1.0
                         for q in query.names for c in candidate.names):

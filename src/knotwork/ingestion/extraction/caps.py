@@ -22,6 +22,7 @@ __all__ = ["caps_mentions"]
 _WORD = re.compile(r"[A-Za-z][\w'’-]*")
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 _CONFIDENCE = 0.5
+_NUMBERED = re.compile(r"[ \t]+#?\d")
 # a sentence's subject acting: "Paymaster pays out …", "Sleuth scores …", "Intake is …"
 _ACTS = re.compile(r"[ \t]+(?:is|was|has|(?!(?:is|was|has|does|this|thus|its|his|"
                    r"hers|yes|less|unless|always|perhaps|across|plus|us)\b)[a-z]{2,}[^s\W]s)\b")
@@ -76,6 +77,8 @@ def caps_mentions(text: str) -> list[Mention]:
                 before = sent.group(0)[:w.start()]
                 if re.search(r"[:(\-–—•*]\s*$", before):
                     continue  # a label's value or a list item's first word
+                if _NUMBERED.match(sent.group(0), w.end()):
+                    continue  # "Season 4", "Wave 2": the word is half of a numbered name
                 near = words[k - 1:k] + words[k + 1:k + 2]
                 if any(n.group(0)[:1].isupper() for n in near):
                     continue  # a run of names ("Rhys Morgan"): other extractors type those

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from knotwork.domain.models import EntityType
 from knotwork.ingestion.extraction.given_names import is_given_name
 from knotwork.ingestion.extraction.types import KnownName, Mention
+from knotwork.resolution.name_forms import has_non_person_word
 
 _COREF_RE = re.compile(
     r"\b(?:the|this|that|our|their|your)\s+(project|initiative|program|programme|team|squad|"
@@ -45,8 +46,9 @@ def given_name_mentions(text: str, found: Sequence[Mention]) -> list[Mention]:
     out: list[Mention] = []
     for m in found:
         words = (m.refers_to or m.text).split()
-        if m.type is not EntityType.PERSON or len(words) < 2 or m.extractor == "coref":
-            continue
+        if m.type is not EntityType.PERSON or len(words) < 2 or m.extractor == "coref" \
+                or has_non_person_word(" ".join(words)):
+            continue  # "Falcon Migration" typed a person: "Falcon" is no given name of it
         for hit in re.finditer(r"\b" + re.escape(words[0]) + r"\b(?!\s+[A-Z])", text):
             out.append(Mention(hit.start(), hit.end(), hit.group(0), EntityType.PERSON, 0.75,
                                "rule", refers_to=m.refers_to or m.text))

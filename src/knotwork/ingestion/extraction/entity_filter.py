@@ -20,7 +20,7 @@ from knotwork.domain.models import EntityType
 from knotwork.ingestion.extraction.given_names import is_given_name
 from knotwork.ingestion.extraction.lexicon import FUNCTION_WORDS, STOP_NAMES
 from knotwork.ingestion.extraction.mentions import JOB_ROLE_WORDS
-from knotwork.ingestion.extraction.types import LocalEntity
+from knotwork.ingestion.extraction.types import LocalEntity, Mention
 
 WordTest = Callable[[str], bool]
 
@@ -152,3 +152,38 @@ def junk(entities: Sequence[LocalEntity], text: str, is_word: WordTest) -> set[i
         if keep_probability(vector) < KEEP_THRESHOLD:
             out.add(i)
     return out
+
+
+# Where a guessed word stands that makes it a label or a heading, not a name (each a named
+# pattern; the word is a common word and no given name, and no strong extractor voted for it):
+#   row_label     a key of a key-value row: "Verdict: Rejected; Cost: high", "Owner: X · Window: Y"
+#   heading_word  a heading line that is the word alone: "## Background", "Goal"
+LABEL_PLACES: dict[str, re.Pattern[str]] = {
+    "row_label": re.compile(r"^[ \t]*(?:[-*•][ \t]*)?(?P<w>[A-Z][\w'’-]*)[ \t]*:[ \t]*\S[^\n]*?"
+                            r"(?:[;|·][ \t]*[A-Z][\w'’ -]{0,30}:)", re.MULTILINE),
+    "heading_word": re.compile(r"^[ \t]*(?:#{1,6}[ \t]*)?(?P<w>[A-Z][\w'’-]*)[ \t]*:?[ \t]*$",
+                               re.MULTILINE),
+}
+_SEPARATED_LABEL = re.compile(r"(?:^|[;|·])[ \t]*(?P<w>[A-Z][\w'’-]*)[ \t]*:", re.MULTILINE)
+
+
+def label_words(text: str, mentions: Sequence[Mention], is_word: WordTest) -> list[Mention]:
+    """The mentions less the guessed single common words that stand as a label or a heading
+    (:data:`LABEL_PLACES`): "Verdict" of "Verdict: Rejected; Cost: high" names nothing."""
+    spans: set[tuple[int, int]] = set()
+    for place in LABEL_PLACES.values():
+        for hit in place.finditer(text):
+            spans.add((hit.start("w"), hit.end("w")))
+    for line in re.finditer(r"[^\n]+", text):  # every key of a row with two keys or more
+        keys = list(_SEPARATED_LABEL.finditer(line.group(0)))
+        if len(keys) >= 2:
+            spans.update((line.start() + k.start("w"), line.start() + k.end("w")) for k in keys)
+    if not spans:
+        return list(mentions)
+    return [m for m in mentions if not (
+        (m.start, m.end) in spans and " " not in m.text and is_word(m.text)
+        and not is_given_name(m.text) and m.subtype != "TEAM"
+        and set(m.votes or (m.extractor,)) <= _GUESS_VOTES)]
+
+
+_GUESS_VOTES = frozenset({"spacy", "shape", "caps", "gliner"})

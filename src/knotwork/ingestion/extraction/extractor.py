@@ -34,6 +34,7 @@ from knotwork.ingestion.extraction.types import (
     LocalRelation,
     Mention,
 )
+from knotwork.resolution.name_forms import has_non_person_word
 from knotwork.resolution.normalize import clean_display_name, normalize_name
 
 if TYPE_CHECKING:
@@ -112,7 +113,8 @@ class EnsembleExtractor:
         for i, (chunk, mentions) in enumerate(zip(chunks, per_chunk, strict=True)):
             mentions = alias_mentions(chunk.text, mentions, _nickname_linked, self.is_common_word)
             mentions = cell_mentions(chunk.text, _with_person_teams(chunk.text, _with_role_people(
-                chunk.text, _without_cell_labels(chunk.text, mentions))))
+                chunk.text, entity_filter.label_words(chunk.text, _without_cell_labels(
+                    chunk.text, mentions), self.is_common_word))))
             votes = llm[i] if llm is not None and i < len(llm) else None
             out.append(self._one(chunk.text, chunk.doc, mentions, votes))
         return out
@@ -364,8 +366,8 @@ def _cluster(mentions: list[Mention]) -> tuple[list[LocalEntity], dict[int, int]
     full_people: dict[str, str] = {}
     for m in mentions:
         name = clean_display_name(m.refers_to or m.text)
-        if m.type is EntityType.PERSON and len(name.split()) >= 2:
-            full_people.setdefault(normalize_name(name).split()[0], name)
+        if m.type is EntityType.PERSON and len(name.split()) >= 2 and not has_non_person_word(name):
+            full_people.setdefault(normalize_name(name).split()[0], name)  # not "X Migration"
     groups: dict[str, list[Mention]] = defaultdict(list)
     display: dict[str, str] = {}
     for m in mentions:
