@@ -56,7 +56,7 @@ def test_an_abbreviation_with_the_same_version_number_and_a_team_acronym() -> No
 
 
 def test_a_person_guess_naming_an_effort_or_a_unit_lends_no_given_name() -> None:
-    assert has_non_person_word("Brindle Migration") and has_non_person_word("Brindle Live-Ops")
+    assert has_non_person_word("Brindle Migration") and has_non_person_word("Brindle Support")
     assert not has_non_person_word("Ottilie Wrenfield") and not has_non_person_word("Min-ji Sorell")
     assert full_name("Brindle Migration") is None and full_name("Ottilie Wrenfield") is not None
     text = "Brindle Migration starts in May. Brindle will replace the old ledger. Ottilie Wrenfield agreed; Ottilie signs off."

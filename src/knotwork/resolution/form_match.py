@@ -135,7 +135,7 @@ def abbreviates(short: str, full: str) -> bool:
         return False
     raw = short.strip()
     head, _, last = raw.rpartition(" ")
-    if head and last.lower() in TEAM_WORDS:  # "CL team" of "Core Ledger (team)"
+    if head and last.lower() in TEAM_WORDS:  # "DP team" of "Data Platform (team)"
         raw = head.strip()
     if ACRONYM.match(raw):
         letters = re.sub(r"[^a-z]", "", raw.lower())
@@ -259,7 +259,7 @@ _NUMBER = re.compile(r"\d+")
 
 def numbers_differ(a: str, b: str) -> bool:
     """Two names that both carry numbers, and not the same numbers ("INC-2041"/"INC-2042",
-    "Season 3"/"Season 4", "v2"/"v3"): an identifier, an edition or a version names another
+    "Phase 2"/"Phase 3", "v2"/"v3"): an identifier, an edition or a version names another
     thing when its number changes, however close the spelling (leading zeros aside)."""
     na = [n.lstrip("0") or "0" for n in _NUMBER.findall(a)]
     nb = [n.lstrip("0") or "0" for n in _NUMBER.findall(b)]
@@ -268,7 +268,7 @@ def numbers_differ(a: str, b: str) -> bool:
 
 def versioned_abbreviation(a: str, b: str) -> bool:
     """Two names with the same numbers whose words around them abbreviate one another
-    ("UE5.5" / "Unreal Engine 5.5", "K8s 1.29"/"Kubernetes 1.29" aside: letters only)."""
+    ("PG16.2" / "PostgreSQL 16.2", "K8s 1.29"/"Kubernetes 1.29" aside: letters only)."""
     if not _NUMBER.search(a) or not _NUMBER.search(b) or numbers_differ(a, b):
         return False
     ra = re.sub(r"\s+", " ", re.sub(r"[\d.]+", " ", a)).strip(" -")

@@ -130,7 +130,7 @@ NOT_PERSON_WORDS: frozenset[str] = frozenset(
      "identity", "processing", "systems", "solutions", "partners", "ventures", "holdings",
      "platform", "engineering", "operations", "support", "success", "culture", "release",
      "center", "centre", "campus", "region", "street", "avenue", "road", "square",
-     # the work a name's owner does: "<X> Migration", "<X> Live-Ops" name an effort or a unit
+     # the work a name's owner does: "<X> Migration", "<X> Support" name an effort or a unit
      "migration", "rollout", "upgrade", "rewrite", "refactor", "launch", "onboarding",
      "offboarding", "kickoff", "programme", "program", "project", "initiative", "roadmap",
      "retro", "retrospective", "postmortem", "playtest", "sprint", "standup", "review",
@@ -140,7 +140,7 @@ NOT_PERSON_WORDS: frozenset[str] = frozenset(
 
 def has_non_person_word(form: str) -> bool:
     """A word of the name (or of a hyphenated part) says it is no person's ("Falcon Migration",
-    "Atlas Live-Ops", "Berlin Office"): its first word is then no given name either."""
+    "Atlas Support", "Harbor Office"): its first word is then no given name either."""
     return any(w in NOT_PERSON_WORDS or w in TEAM_WORDS for w in normalize_name(form).split())
 _NAME_WORD = re.compile(r"^[^\W\d_][^\W\d_'’.-]*(?:[-'’][^\W\d_]+)*\.?$")
 

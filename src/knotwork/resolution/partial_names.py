@@ -13,8 +13,8 @@ clusters qualify. The rules, as data (:data:`PARTIAL_RULES`, the same shape as
   a hyphenated given name with or without its hyphen: "Seorin" of Seo-rin);
 - ``role_prefix``: a person's name after a title ("CTO Mireille" of Mireille Fabre);
 - ``glued_prefix``: another entity's name glued before a name of exactly one entity of the
-  same kind ("Zephyr Design" of the Design team when Zephyr is the product);
-- ``glued_context``: a name followed by "in <other name>" ("MF in Operations" of MF).
+  same kind ("Quill Research" of the Research team when Quill is the product);
+- ``glued_context``: a name followed by "in <other name>" ("QT in Finance" of QT).
 """
 
 from __future__ import annotations
@@ -135,14 +135,14 @@ def partial_links(entities: Sequence[Entity], find: Find,
             if len(words) == 1:
                 one(e, lone(words[0]), "lone_part")
                 continue
-            p = full_name(e.name)
-            if p is None:
+            own_name = full_name(e.name)
+            if own_name is None:
                 continue
-            seq = tuple(_key(t) for t in (*p.given, p.surname))
+            seq = tuple(_key(t) for t in (*own_name.given, own_name.surname))
             one(e, given_seq.get(seq, ()), "given_only")
-            if len(p.given) == 1:
-                one(e, lone_alias.get(_key(p.given[0]), set()) & by_surname.get(p.surname, set()),
-                    "alias_given")
+            if len(own_name.given) == 1:
+                one(e, lone_alias.get(_key(own_name.given[0]), set())
+                    & by_surname.get(own_name.surname, set()), "alias_given")
             continue
         kind = _KIND.get(e.type)
         if kind and len(toks) >= 2:

@@ -168,7 +168,7 @@ def name_similarity(a: str, b: str, person: bool, etype: EntityType | None = Non
             return SHORT_FORM_SIMILARITY  # "Piet R", "W. Stroud", "Ros" of a full name
         return sim
     if abbreviates(a, b) or abbreviates(b, a) or versioned_abbreviation(a, b):
-        # "P&L", "GeoData" of "Geographic Data", "UE5" of "Unreal Engine 5"
+        # "P&L", "GeoData" of "Geographic Data", "PG16" of "PostgreSQL 16"
         return SHORT_FORM_SIMILARITY
     core = service_core(a)  # "billing-svc" of "Billing": the mention side only
     if core and same_form(core, b):

@@ -78,7 +78,7 @@ def caps_mentions(text: str) -> list[Mention]:
                 if re.search(r"[:(\-–—•*]\s*$", before):
                     continue  # a label's value or a list item's first word
                 if _NUMBERED.match(sent.group(0), w.end()):
-                    continue  # "Season 4", "Wave 2": the word is half of a numbered name
+                    continue  # "Phase 2", "Wave 2": the word is half of a numbered name
                 near = words[k - 1:k] + words[k + 1:k + 2]
                 if any(n.group(0)[:1].isupper() for n in near):
                     continue  # a run of names ("Rhys Morgan"): other extractors type those
