@@ -30,6 +30,9 @@ NOW = datetime(2026, 6, 15, tzinfo=UTC)
         ("Who originally built the Pricing Engine?", "past", "past:originally"),
         ("Who previously owned the Pricing Engine?", "past", "past:previously"),
         ("Which vendor did we use before the switch to Bluefin Labs?", "past", "past:before-event"),
+        ("What did Mira Holt lead before?", "past", "past:before-then"),
+        ("Where was Mira Holt based before that?", "past", "past:before-then"),
+        ("Who held the budget before then, and why?", "past", "past:before-then"),
         ("When did the Pricing Engine actually go live?", "actual", "actual:actually"),
         (
             "Who led the Harbor Team when the checkout outage happened?",
@@ -105,6 +108,24 @@ def test_before_an_event_is_just_before_its_date() -> None:
         and dated.when is not None
         and dated.when < datetime(2025, 4, 1, tzinfo=UTC)
     )
+
+
+def test_an_event_loses_the_clause_that_describes_it() -> None:
+    led = time_constraint("Which tool did we use before the rewrite led by the new architect?", NOW)
+    assert led is not None and (led.kind, led.event) == ("past", "the rewrite")
+    which = time_constraint("Who was on call during the outage which hit the gateway?", NOW)
+    assert which is not None and which.event == "the outage"
+    plain = time_constraint("Which vendor did we use before the switch to Bluefin Labs?", NOW)
+    assert plain is not None and plain.event == "the switch to Bluefin Labs"
+    dated = resolve_event(
+        led, [("The rewrite began on 3 May 2025.", datetime(2025, 5, 4, tzinfo=UTC))]
+    )
+    assert dated.when is not None and dated.when < datetime(2025, 5, 3, tzinfo=UTC)
+
+
+def test_a_bare_before_does_not_take_a_following_event() -> None:
+    found = time_constraint("Who ran the desk before the audit?", NOW)
+    assert found is not None and found.rule == "past:before-event"
 
 
 def test_dates_in_reads_word_iso_and_numeric_dates() -> None:

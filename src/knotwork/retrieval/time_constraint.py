@@ -30,6 +30,7 @@ from knotwork.retrieval.temporal_question import question_time
 __all__ = [
     "ACTUAL_PATTERNS",
     "CURRENT_PATTERNS",
+    "EVENT_CLAUSES",
     "EVENT_PATTERNS",
     "EVENT_SHARE",
     "PAST_PATTERNS",
@@ -101,6 +102,12 @@ EVENT_PATTERNS = _table(
 )
 PAST_PATTERNS = _table(
     (
+        # "before" as an adverb, with no event after it: "what did she lead before?",
+        # "where was he before that?", "who held it before then?"
+        (
+            "before-then",
+            r"\bbefore(?:\s+(?:that|then|this|now|it))?\s*(?=[?.!,;]|\band\b|$)",
+        ),
         ("before-event", r"\bbefore\s+" + _THING + _END),
         ("originally", r"\b(?:originally|initially|at\s+first|in\s+the\s+beginning)\b"),
         (
@@ -168,8 +175,23 @@ _NOT_EVENT = re.compile(
 )
 
 
+# a clause that describes the event, not part of its name: "the refresh led by the new lead",
+# "the outage that hit payments" → "the refresh", "the outage" (the evidence dating an event
+# rarely repeats who ran it)
+EVENT_CLAUSES = _table(
+    (
+        ("by-agent", r"\s+(?:led|run|owned|driven|headed|done|made|started|proposed)\s+by\b.*$"),
+        ("relative", r"\s+(?:that|which|who|whose)\s+.*$"),
+    )
+)
+
+
 def _event_words(m: re.Match[str]) -> str | None:
     event = (m.groupdict().get("event") or "").strip()
+    for _, clause in EVENT_CLAUSES:
+        head = clause.sub("", event).strip()
+        if terms(head):
+            event = head
     if not event or _NOT_EVENT.match(event) or not terms(event):
         return None
     return event
