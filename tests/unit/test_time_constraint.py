@@ -204,3 +204,20 @@ def test_time_bonus_weighs_facts_by_their_interval() -> None:
     assert moved == 2 and old.bonus > 0 > new.bonus
     assert old.parts["time"] == 1.0
     assert time_bonus(_at(NOW), [old], 0.0, NOW) == 0
+
+
+def test_actually_with_a_date_keeps_the_date_and_ranks_the_plan_down() -> None:
+    asked = time_constraint(
+        "The rollout plan targeted spring. Which database was the shop actually using in "
+        "May 2025?",
+        NOW,
+    )
+    assert asked is not None and asked.kind == "dated" and asked.actual
+    assert "not the plan" in asked.describe()
+    written = datetime(2025, 2, 1, tzinfo=UTC)
+    plan = candidate("Target: the new database is planned to be live by April.", None, written, 0.5)
+    ran = candidate("The shop runs on the old database.", None, written, 0.5)
+    assert time_fit(asked, ran, NOW) > time_fit(asked, plan, NOW)
+    plain = time_constraint("Which database was the shop using in May 2025?", NOW)
+    assert plain is not None and not plain.actual
+    assert time_fit(plain, plan, NOW) == time_fit(plain, ran, NOW)

@@ -55,11 +55,14 @@ class TimeConstraint:
     when: datetime | None = None  # the point in time (dated; event or past once resolved)
     event: str | None = None  # the event's words (event, "before <event>")
     planned: tuple[datetime, ...] = ()  # dates the question states as a plan (actual)
+    actual: bool = False  # also asks what actually happened: a plan does not fit ("actually
+    # running in December 2024?")
 
     def describe(self) -> str:
         at = f" at {self.when.date().isoformat()}" if self.when else ""
         about = f" [{self.event}]" if self.event else ""
-        return f"time constraint {self.kind}{at} ({self.rule}: '{self.phrase}'){about}"
+        actual = ", not the plan" if self.actual and self.kind != "actual" else ""
+        return f"time constraint {self.kind}{at}{actual} ({self.rule}: '{self.phrase}'){about}"
 
 
 def _table(rows: Iterable[tuple[str, str]]) -> tuple[tuple[str, re.Pattern[str]], ...]:
@@ -219,6 +222,8 @@ def time_constraint(question: str, now: datetime | None = None) -> TimeConstrain
     if current is not None and (dated is not None or event is not None or past is not None):
         return None  # "who led it then, and who leads it now?": both
     if dated is not None:
+        if _first(ACTUAL_PATTERNS, question) is not None:  # "actually ... in December 2024?"
+            return replace(dated, actual=True, planned=tuple(dates_in(whole, now)))
         return dated
     if event is not None:
         name, m = event

@@ -71,6 +71,8 @@ def time_fit(constraint: TimeConstraint, c: Candidate, now: datetime) -> float:
     """The fit in [-1, 1] of a candidate to the constraint (0: nothing known)."""
     kind, when = constraint.kind, constraint.when
     if when is not None and kind in ("dated", "event", "past"):
+        if constraint.actual and c.planned and not c.fact:
+            return -1.0  # asked what actually held then: a plan says what was meant to
         return _at(c, when)
     if kind == "current":
         if c.end is not None:
