@@ -9,6 +9,7 @@ import pytest
 from knotwork.domain.models import Fact, RelationType
 from knotwork.retrieval.time_constraint import (
     TimeConstraint,
+    asks_two_times,
     dates_in,
     resolve_event,
     time_constraint,
@@ -221,3 +222,10 @@ def test_actually_with_a_date_keeps_the_date_and_ranks_the_plan_down() -> None:
     plain = time_constraint("Which database was the shop using in May 2025?", NOW)
     assert plain is not None and not plain.actual
     assert time_fit(plain, plan, NOW) == time_fit(plain, ran, NOW)
+
+
+def test_a_question_about_then_and_now_asks_two_times() -> None:
+    assert asks_two_times("Where was Mira Holt based before July 2024, and where is she now?", NOW)
+    assert asks_two_times("Who led the desk previously, and who leads it today?", NOW)
+    assert not asks_two_times("Where was Mira Holt based before July 2024?", NOW)
+    assert not asks_two_times("Where is Mira Holt based now?", NOW)

@@ -36,6 +36,7 @@ __all__ = [
     "PAST_PATTERNS",
     "TimeConstraint",
     "asked_part",
+    "asks_two_times",
     "dates_in",
     "mentions_event",
     "resolve_event",
@@ -211,6 +212,20 @@ def asked_part(question: str) -> str:
     return asking[-1] if asking else question
 
 
+def asks_two_times(question: str, now: datetime | None = None) -> bool:
+    """The question asks about an earlier time and about now ("where was she based in 2023,
+    and where is she now?"): its answer needs both, no single time applies to all of it."""
+    now = now or datetime.now(UTC)
+    question = asked_part(question)
+    if _first(CURRENT_PATTERNS, question) is None:
+        return False
+    return (
+        _dated(question, now) is not None
+        or _first(EVENT_PATTERNS, question) is not None
+        or _first(PAST_PATTERNS, question) is not None
+    )
+
+
 def time_constraint(question: str, now: datetime | None = None) -> TimeConstraint | None:
     """The question's time constraint, or None (none stated, or two times asked for)."""
     now = now or datetime.now(UTC)
@@ -219,7 +234,7 @@ def time_constraint(question: str, now: datetime | None = None) -> TimeConstrain
     dated = _dated(question, now)
     event = _first(EVENT_PATTERNS, question)
     past = _first(PAST_PATTERNS, question)
-    if current is not None and (dated is not None or event is not None or past is not None):
+    if asks_two_times(question, now):
         return None  # "who led it then, and who leads it now?": both
     if dated is not None:
         if _first(ACTUAL_PATTERNS, question) is not None:  # "actually ... in December 2024?"
