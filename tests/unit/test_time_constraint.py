@@ -229,3 +229,18 @@ def test_a_question_about_then_and_now_asks_two_times() -> None:
     assert asks_two_times("Who led the desk previously, and who leads it today?", NOW)
     assert not asks_two_times("Where was Mira Holt based before July 2024?", NOW)
     assert not asks_two_times("Where is Mira Holt based now?", NOW)
+
+
+def test_a_stated_time_that_rules_a_sentence_out_costs_more_than_the_weight() -> None:
+    aug = _at(datetime(2024, 8, 15, tzinfo=UTC))
+    written = datetime(2024, 12, 1, tzinfo=UTC)
+    ended = _U("Mira Holt ran the desk until 30 June 2024.", None, written)
+    later = _U("Mira Holt runs the desk since 1 October 2024.", None, written)
+    holds = _U("Mira Holt ran the desk from 1 May 2024 until 1 November 2024.", None, written)
+    assert time_bonus(aug, [ended, later, holds], 0.1, NOW, contradiction=0.2) == 3
+    assert ended.parts["time"] == -1.0 and later.parts["time"] == -1.0
+    assert ended.bonus == later.bonus == -0.1 - 0.2
+    assert holds.bonus == 0.1
+    plain = _U("Mira Holt ran the desk until 30 June 2024.", None, written)
+    time_bonus(aug, [plain], 0.1, NOW)
+    assert plain.bonus == -0.1

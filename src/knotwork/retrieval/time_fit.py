@@ -128,9 +128,14 @@ def candidate(
 
 
 def time_bonus(
-    constraint: TimeConstraint, units: Sequence[_Unit], weight: float, now: datetime
+    constraint: TimeConstraint,
+    units: Sequence[_Unit],
+    weight: float,
+    now: datetime,
+    contradiction: float = 0.0,
 ) -> int:
-    """Add ``weight`` × the fit to each unit's bonus (its part ``time``); how many moved.
+    """Add ``weight`` × the fit to each unit's bonus (its part ``time``), and subtract
+    ``contradiction`` more where the candidate's time rules it out (fit -1); how many moved.
     Evidence about the question's event itself dates the event; it is not weighed."""
     if weight <= 0:
         return 0
@@ -145,7 +150,7 @@ def time_bonus(
             constraint, candidate(u.text, u.fact, u.time, recency, constraint.planned), now
         )
         if fit:
-            u.bonus += weight * fit
+            u.bonus += weight * fit - (contradiction if fit <= -1.0 else 0.0)
             u.parts["time"] = fit
             moved += 1
     return moved
