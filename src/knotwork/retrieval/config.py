@@ -29,6 +29,10 @@ class LocalSearchConfig(BaseModel):
     bonus_recency: float = 0.06
     weight_time: float = 0.12  # × the fit of a candidate's time to the question's (time_fit);
     # fitted on the formal-voice development corpus (0.08-0.25 swept), reported on the casual one
+    # a candidate whose stated time rules it out (ended before, began after the asked time;
+    # a plan when what actually happened is asked: time fit -1) loses this on top, a lower
+    # rank rather than a filter (set a priori, reported on both corpora)
+    penalty_time_contradiction: float = 0.15
     bonus_reason: float = 0.2  # "why …?": a sentence that states a cause ("because", "due to")
     bonus_definition: float = 0.4  # "what is X (about)?": a sentence saying what X is or does
     bonus_per_evidence: float = 0.02
