@@ -63,9 +63,21 @@ def test_a_relevant_sentence_of_a_weakly_relevant_community_reaches_the_pool() -
     off-topic sentences do not push out the flood sentence of a community ranked last."""
     strong = [_sentence(t, "strong", f"s{i}", prior=0.35) for i, t in enumerate(OFF_TOPIC)]
     weak = [_sentence(ON_TOPIC[0], "weak", "w0", prior=0.30)]
-    pool, _ = rank_pool(QUESTION, [[], strong, weak], _similar_to(QUESTION), CFG, NO_FOCUS)
+    cfg = GlobalSearchConfig(min_pool_points=1)
+    pool, _ = rank_pool(QUESTION, [[], strong, weak], _similar_to(QUESTION), cfg, NO_FOCUS)
     assert pool and pool[0].text == ON_TOPIC[0]
     assert all(p.text not in OFF_TOPIC for p in pool)  # below the relative floor
+
+
+def test_one_strong_point_does_not_leave_the_pool_alone() -> None:
+    """In a small corpus the best point may score far above the rest: the pool still keeps
+    ``min_pool_points`` of those above ``min_point_score``."""
+    best = Candidate(ON_TOPIC[0], "a", ["c1"], score=0.9)
+    rest = [Candidate(t, "b", [f"c{i + 2}"], score=0.3 - i / 100) for i, t in enumerate(ON_TOPIC[1:])]
+    weak = Candidate(OFF_TOPIC[0], "b", ["c9"], score=0.1)
+    kept = _texts(select_points([best, *rest, weak], CFG))
+    assert kept == ON_TOPIC[: CFG.min_pool_points]
+    assert _texts(select_points([best, *rest], GlobalSearchConfig(min_pool_points=1))) == [best.text]
 
 
 def test_merging_two_communities_does_not_halve_a_topics_points() -> None:

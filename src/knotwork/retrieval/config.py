@@ -89,6 +89,7 @@ class GlobalSearchConfig(BaseModel):
     max_key_points: int = 8  # the answer's key points at most
     pool_points: int = 24  # the ranked pool the answer is composed from
     points_per_document: int = 4  # of the pool at most this many from one document
+    min_pool_points: int = 4  # fewer above the relative floor: the best above min_point_score
     diversity_margin: float = 0.02  # points this close in score: one from a community not yet heard first
     answer_words: int = 120  # the composed answer's budget (then it stops adding points)
     density_weight: float = 0.25  # relevance × (1 + this × new specifics per √word)

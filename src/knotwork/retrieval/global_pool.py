@@ -6,10 +6,11 @@ One pool for the whole question, whatever community a candidate came from:
    highest and the community-derived candidates (key facts, sentences of the chunks a
    community cites or whose central entities they mention, its theme), each text once,
    with every community it came from;
-2. :func:`shortlist`: BM25 over the whole pool plus the chunk's vector score, the most
-   promising few kept for embedding (at most ``shortlist_per_source`` of one chunk);
-3. :func:`score_pool`: each candidate by its own similarity to the question, its own BM25
-   and its own chunk's vector score, never by its community's relevance;
+2. :func:`shortlist`: BM25 over the whole pool plus the chunk's vector score and the
+   point's :func:`specificity`, the most promising few kept for embedding (at most
+   ``shortlist_per_source`` of one chunk);
+3. :func:`score_pool`: each candidate by its own similarity to the question, its own BM25,
+   its own chunk's vector score and its specificity, never by its community's relevance;
 4. :func:`~knotwork.retrieval.global_rank.focus_points`: off-topic points lose weight;
 5. :func:`select_points`: the best points near the best score, quotas only against
    redundancy (near-duplicates, too many points from one document).
@@ -137,17 +138,25 @@ def select_points(candidates: Sequence[Candidate], cfg: GlobalSearchConfig,
     """The ranked pool: points scoring at least ``relative_cutoff`` of the best (and
     ``min_point_score``), best first, without near-duplicates of a point already kept and at
     most ``points_per_document`` of one document. Points within ``diversity_margin`` of each
-    other go community-first: one from a community no kept point came from leads. Empty
-    when no point reaches ``min_point_score`` (the answer abstains)."""
+    other go community-first: one from a community no kept point came from leads. When that
+    leaves fewer than ``min_pool_points``, the best ones above ``min_point_score`` are kept
+    instead. Empty when no point reaches ``min_point_score`` (the answer abstains)."""
     ranked = sorted(candidates, key=lambda c: (-c.score, c.text))
     if not ranked or ranked[0].score < cfg.min_point_score:
         return []
     floor = max(cfg.min_point_score, ranked[0].score * cfg.relative_cutoff)
+    out = _select(ranked, floor, limit or cfg.pool_points, cfg)
+    if len(out) < cfg.min_pool_points:  # a small corpus: one strong point sets no floor
+        out = _select(ranked, cfg.min_point_score, cfg.min_pool_points, cfg)
+    return out
+
+
+def _select(ranked: Sequence[Candidate], floor: float, cap: int, cfg: GlobalSearchConfig
+            ) -> list[Candidate]:
     left = [c for c in ranked if c.score >= floor]
     out: list[Candidate] = []
     heard: set[str] = set()
     per_source: Counter[str] = Counter()
-    cap = limit or cfg.pool_points
     while left and len(out) < cap:
         top = left[0].score
         near = [c for c in left if c.score >= top - cfg.diversity_margin]
