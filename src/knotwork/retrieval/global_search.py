@@ -185,12 +185,12 @@ class GlobalSearch:
         focus = topic_focus(question) if not entity_ids else topic_focus("")
         question = self._without_broad_names(question, entity_ids)
         groups = self._candidates(qvec, [c for c, _ in chosen], as_of, entity_ids)
-        pool, scored = rank_pool(question, groups, lambda short: self._similarity(qvec, short),
+        pool, n_scored = rank_pool(question, groups, lambda short: self._similarity(qvec, short),
                                  cfg, focus, themes)
         outcome.points = compose(pool, question, cfg.answer_words,
                                  max_points or cfg.max_key_points, cfg.density_weight)
         outcome.pool = [p for p in pool if p not in outcome.points]
-        trace.append(f"pool: {sum(len(g) for g in groups)} candidates, {scored} scored, "
+        trace.append(f"pool: {sum(len(g) for g in groups)} candidates, {n_scored} scored, "
                      f"{len(pool)} kept; {len(outcome.points)} key points"
                      + (f" (best {outcome.points[0].score:.2f})" if outcome.points else ""))
         return outcome
