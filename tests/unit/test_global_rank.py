@@ -1,8 +1,7 @@
-"""Global search ranking (communities, level, map, reduce) and DRIFT coverage, on fake inputs."""
+"""Global search ranking (communities, level, topics) and DRIFT coverage, on fake inputs."""
 
 from __future__ import annotations
 
-import itertools
 from datetime import UTC, datetime
 
 from knotwork.domain.models import Community, Entity, EntityType
@@ -13,11 +12,7 @@ from knotwork.retrieval.global_rank import (
     choose_level,
     expand_query,
     focus_points,
-    map_community,
-    prefilter,
-    reduce_points,
     score_communities,
-    score_points,
     top_communities,
     topic_focus,
 )
@@ -68,61 +63,6 @@ def test_topic_words_bridge_analyst_questions_and_evidence() -> None:
     expanded = expand_query("What are the main risks?")
     assert "outage" in expanded and expanded.startswith("What are the main risks?")
     assert expand_query("Who leads Atlas?") == "Who leads Atlas?"
-
-
-def _candidates() -> list[Candidate]:
-    return [
-        Candidate("On February 11 the Billing Service was unavailable for 47 minutes.", "billing",
-                  ["c1"], prior=0.3),
-        Candidate("The Platform Team maintains the Billing Service and the CI.", "billing",
-                  ["c2"], fact_id="f1", prior=0.2),
-        Candidate("The Billing Service was unavailable for 47 minutes on February 11.", "billing",
-                  ["c3"]),  # a near duplicate of the first
-        Candidate("Severity: SEV-2.", "billing", ["c1"]),  # too short to be a key point
-        Candidate("Billing Service & Platform Team: maintenance, team membership.", "billing",
-                  ["c2"], theme=True),
-    ]
-
-
-def test_prefilter_scores_lexically_drops_short_sentences_and_themes_unless_asked() -> None:
-    kept = prefilter("What are the main risks?", _candidates(), limit=10, cfg=CFG)
-    texts = [c.text for c in kept]
-    assert "Severity: SEV-2." not in texts
-    assert texts[0].startswith("On February 11")  # 'unavailable' is risk evidence
-    assert kept[0].lexical > 0
-    assert texts[-1].startswith("Billing Service & Platform Team:")  # a theme, not asked for
-    asked = [c.text for c in prefilter("What are the themes?", _candidates(), limit=10, cfg=CFG,
-                                       themes=True)]
-    theme = next(t for t in asked if t.startswith("Billing Service & Platform Team:"))
-    assert asked.index(theme) < asked.index(_candidates()[2].text)  # the bonus beats no prior
-    assert len(prefilter("risks", _candidates(), limit=2, cfg=CFG)) == 2
-
-
-def test_map_keeps_a_communitys_best_distinct_points() -> None:
-    candidates = prefilter("When was the Billing Service unavailable?", _candidates(), 10, CFG)
-    semantic = [0.8 if "unavailable" in c.text else 0.2 for c in candidates]
-    score_points(candidates, semantic, community_relevance=0.5, cfg=CFG)
-    mapped = map_community(candidates, CFG)
-    assert len(mapped) <= CFG.points_per_community
-    assert mapped[0].text.startswith(("On February 11", "The Billing Service was unavailable"))
-    assert sum("unavailable" in c.text for c in mapped) == 1  # the near duplicate is dropped
-    assert all(a.score >= b.score for a, b in itertools.pairwise(mapped))
-    assert {"semantic", "lexical", "community", "bonus"} <= set(mapped[0].parts)
-
-
-def test_reduce_merges_communities_by_score_and_abstains_below_the_floor() -> None:
-    def point(text: str, community: str, score: float) -> Candidate:
-        return Candidate(text, community, ["c"], score=score)
-
-    mapped = [point("Billing outage lasted 47 minutes after a pool change.", "billing", 0.7),
-              point("Atlas launch moved to June 10 for the load tests.", "atlas", 0.6),
-              point("Atlas uses Kafka for telemetry ingestion and storage.", "atlas", 0.3),
-              point("Billing outage lasted 47 minutes after the pool change.", "atlas", 0.65)]
-    reduced = reduce_points(mapped, CFG)
-    assert [p.community_id for p in reduced] == ["billing", "atlas"]  # 0.3 < 0.6 x best
-    assert reduce_points(mapped, CFG, max_points=1)[0].score == 0.7
-    assert reduce_points([point("Weakly related filler sentence here.", "x", 0.1)], CFG) == []
-    assert reduce_points([], CFG) == []
 
 
 def _entity(name: str) -> Entity:

@@ -9,6 +9,7 @@ import pytest
 from knotwork.domain.models import Fact, RelationType
 from knotwork.retrieval.time_constraint import (
     TimeConstraint,
+    asks_two_times,
     dates_in,
     resolve_event,
     time_constraint,
@@ -30,6 +31,9 @@ NOW = datetime(2026, 6, 15, tzinfo=UTC)
         ("Who originally built the Pricing Engine?", "past", "past:originally"),
         ("Who previously owned the Pricing Engine?", "past", "past:previously"),
         ("Which vendor did we use before the switch to Bluefin Labs?", "past", "past:before-event"),
+        ("What did Mira Holt lead before?", "past", "past:before-then"),
+        ("Where was Mira Holt based before that?", "past", "past:before-then"),
+        ("Who held the budget before then, and why?", "past", "past:before-then"),
         ("When did the Pricing Engine actually go live?", "actual", "actual:actually"),
         (
             "Who led the Harbor Team when the checkout outage happened?",
@@ -105,6 +109,24 @@ def test_before_an_event_is_just_before_its_date() -> None:
         and dated.when is not None
         and dated.when < datetime(2025, 4, 1, tzinfo=UTC)
     )
+
+
+def test_an_event_loses_the_clause_that_describes_it() -> None:
+    led = time_constraint("Which tool did we use before the rewrite led by the new architect?", NOW)
+    assert led is not None and (led.kind, led.event) == ("past", "the rewrite")
+    which = time_constraint("Who was on call during the outage which hit the gateway?", NOW)
+    assert which is not None and which.event == "the outage"
+    plain = time_constraint("Which vendor did we use before the switch to Bluefin Labs?", NOW)
+    assert plain is not None and plain.event == "the switch to Bluefin Labs"
+    dated = resolve_event(
+        led, [("The rewrite began on 3 May 2025.", datetime(2025, 5, 4, tzinfo=UTC))]
+    )
+    assert dated.when is not None and dated.when < datetime(2025, 5, 3, tzinfo=UTC)
+
+
+def test_a_bare_before_does_not_take_a_following_event() -> None:
+    found = time_constraint("Who ran the desk before the audit?", NOW)
+    assert found is not None and found.rule == "past:before-event"
 
 
 def test_dates_in_reads_word_iso_and_numeric_dates() -> None:
@@ -183,3 +205,42 @@ def test_time_bonus_weighs_facts_by_their_interval() -> None:
     assert moved == 2 and old.bonus > 0 > new.bonus
     assert old.parts["time"] == 1.0
     assert time_bonus(_at(NOW), [old], 0.0, NOW) == 0
+
+
+def test_actually_with_a_date_keeps_the_date_and_ranks_the_plan_down() -> None:
+    asked = time_constraint(
+        "The rollout plan targeted spring. Which database was the shop actually using in "
+        "May 2025?",
+        NOW,
+    )
+    assert asked is not None and asked.kind == "dated" and asked.actual
+    assert "not the plan" in asked.describe()
+    written = datetime(2025, 2, 1, tzinfo=UTC)
+    plan = candidate("Target: the new database is planned to be live by April.", None, written, 0.5)
+    ran = candidate("The shop runs on the old database.", None, written, 0.5)
+    assert time_fit(asked, ran, NOW) > time_fit(asked, plan, NOW)
+    plain = time_constraint("Which database was the shop using in May 2025?", NOW)
+    assert plain is not None and not plain.actual
+    assert time_fit(plain, plan, NOW) == time_fit(plain, ran, NOW)
+
+
+def test_a_question_about_then_and_now_asks_two_times() -> None:
+    assert asks_two_times("Where was Mira Holt based before July 2024, and where is she now?", NOW)
+    assert asks_two_times("Who led the desk previously, and who leads it today?", NOW)
+    assert not asks_two_times("Where was Mira Holt based before July 2024?", NOW)
+    assert not asks_two_times("Where is Mira Holt based now?", NOW)
+
+
+def test_a_stated_time_that_rules_a_sentence_out_costs_more_than_the_weight() -> None:
+    aug = _at(datetime(2024, 8, 15, tzinfo=UTC))
+    written = datetime(2024, 12, 1, tzinfo=UTC)
+    ended = _U("Mira Holt ran the desk until 30 June 2024.", None, written)
+    later = _U("Mira Holt runs the desk since 1 October 2024.", None, written)
+    holds = _U("Mira Holt ran the desk from 1 May 2024 until 1 November 2024.", None, written)
+    assert time_bonus(aug, [ended, later, holds], 0.1, NOW, contradiction=0.2) == 3
+    assert ended.parts["time"] == -1.0 and later.parts["time"] == -1.0
+    assert ended.bonus == later.bonus == -0.1 - 0.2
+    assert holds.bonus == 0.1
+    plain = _U("Mira Holt ran the desk until 30 June 2024.", None, written)
+    time_bonus(aug, [plain], 0.1, NOW)
+    assert plain.bonus == -0.1

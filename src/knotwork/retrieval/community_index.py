@@ -10,7 +10,7 @@ ACL-restricted view never shares the index of the full graph) and reused by ever
 
 The index may lag incremental upkeep and summary refreshes (same build) by ``ttl`` seconds
 (then it is reloaded in the background while still serving);
-it only ranks: the communities chosen for the map step are read fresh from the graph.
+it only ranks: the communities chosen as candidate sources are read fresh from the graph.
 """
 
 from __future__ import annotations

@@ -29,6 +29,10 @@ class LocalSearchConfig(BaseModel):
     bonus_recency: float = 0.06
     weight_time: float = 0.12  # × the fit of a candidate's time to the question's (time_fit);
     # fitted on the formal-voice development corpus (0.08-0.25 swept), reported on the casual one
+    # a candidate whose stated time rules it out (ended before, began after the asked time;
+    # a plan when what actually happened is asked: time fit -1) loses this on top, a lower
+    # rank rather than a filter (set a priori, reported on both corpora)
+    penalty_time_contradiction: float = 0.15
     bonus_reason: float = 0.2  # "why …?": a sentence that states a cause ("because", "due to")
     bonus_definition: float = 0.4  # "what is X (about)?": a sentence saying what X is or does
     bonus_per_evidence: float = 0.02
@@ -66,7 +70,8 @@ PRESETS: dict[str, LocalSearchConfig] = {
 
 
 class GlobalSearchConfig(BaseModel):
-    """Global (community-report) search: rank communities, map to key points, reduce."""
+    """Global search: rank communities, pool their candidates with the question's best chunks',
+    score each on its own, keep the best distinct points."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -78,25 +83,29 @@ class GlobalSearchConfig(BaseModel):
     level_fit_top: int = 3  # a level's fit: the mean relevance of its best communities
     mention_chunks: int = 4  # chunks mentioning a community's central entities, read per community
     central_entities: int = 3
-    sentences_per_chunk: int = 12
-    candidates_per_community: int = 16  # points embedded per community (lexical prefilter)
-    max_candidates: int = 64  # points embedded in all (the per-community share shrinks)
-    points_per_community: int = 3  # the map step's output
+    sentences_per_chunk: int = 60  # sentences read per source chunk (the shortlist picks among them)
+    max_candidates: int = 96  # candidates embedded and scored, over the whole question-wide pool
+    shortlist_per_source: int = 12  # of them at most this many from one chunk
     weight_semantic: float = 0.55
     weight_lexical: float = 0.35
-    weight_community: float = 0.2
+    weight_chunk: float = 0.2  # the candidate's own chunk's vector score (never its community's)
+    relative_chunk_score: bool = True  # that score as a share of the question's best chunk's
+    weight_specific: float = 0.15  # the names, figures and dates a point adds (specificity)
+    full_specificity: float = 1.5  # specifics per √word counted as fully specific
     bonus_fact: float = 0.03
     bonus_theme: float = 0.15  # community titles, when the question asks for themes
     min_informative_terms: int = 5
     min_point_terms: int = 4
     max_key_points: int = 8  # the answer's key points at most
-    pool_points: int = 24  # the reduce step's output: the pool the answer is composed from
+    pool_points: int = 24  # the ranked pool the answer is composed from
+    points_per_document: int = 4  # of the pool at most this many from one document
+    min_pool_points: int = 4  # fewer above the relative floor: the best above min_point_score
+    diversity_margin: float = 0.02  # points this close in score: one from a community not yet heard first
     answer_words: int = 120  # the composed answer's budget (then it stops adding points)
     density_weight: float = 0.25  # relevance × (1 + this × new specifics per √word)
     retrieved_chunks: int = 16  # the question's best chunks read besides the communities'
     broad_entity_chunks: int = 40  # a named entity in this many chunks is too broad to match on
     named_chunks: int = 6  # chunks read per entity the question names (most mentions first)
-    retrieved_candidates: int = 40  # of those chunks' sentences, embedded and scored
     relative_cutoff: float = 0.6  # a key point scores at least this share of the best
     min_point_score: float = 0.2
     citations: int = 8

@@ -36,6 +36,7 @@ from knotwork.retrieval.sections import section_answer
 from knotwork.retrieval.support import abstain, evidence_of, unsupported
 from knotwork.retrieval.tech_stack import home_stack
 from knotwork.retrieval.temporal_question import asks_about_state, question_time, without_time
+from knotwork.retrieval.time_constraint import asks_two_times
 from knotwork.retrieval.vector_cache import embed_cached
 from knotwork.runtime import Runtime
 
@@ -196,8 +197,10 @@ class QueryEngine:
         as_of, time_note = options.as_of, None
         if as_of is None:  # "Who led X in August 2023?": the question's own time is the as_of
             stated = question_time(question)
-            if stated is not None and (asks_about_state(without_time(question, stated))
-                                       or parse_aggregate(question) is not None):
+            # "where was she in 2023, and where is she now?": no one time for all of it
+            if stated is not None and not asks_two_times(question) and (
+                    asks_about_state(without_time(question, stated))
+                    or parse_aggregate(question) is not None):
                 as_of = stated.when
                 time_note = (f"as_of {as_of.isoformat()} from the question ('{stated.phrase}', "
                              f"{stated.anchor} of the period)")

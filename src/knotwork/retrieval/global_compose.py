@@ -1,12 +1,12 @@
 """The global answer's composition: a dense list of distinct key points, not generic prose.
 
 A corpus-wide answer is read from the top: its first lines should carry the entities,
-decisions, figures and dates that answer the question, each once. The reduce step gives a
-ranked pool of key points; :func:`compose` picks from it greedily, weighing each point's
-relevance by the *new* specifics it adds (names, codes, numbers, dates not yet said and not
-merely repeating the question) per word, so a sentence that restates what an earlier point or
-the question already said, or a long sentence with one fact, yields its place to a short one
-with three. No LLM: the specifics are surface features (capitalised words inside a sentence,
+decisions, figures and dates that answer the question, each once. The question-wide pool
+(:mod:`knotwork.retrieval.global_pool`) gives ranked key points; :func:`compose` picks from
+it greedily, weighing each point's relevance by the *new* specifics it adds (names, codes,
+numbers, dates not yet said and not merely repeating the question) per word, so a sentence
+that restates what an earlier point or the question already said, or a long sentence with
+one fact, yields its place to a short one with three. No LLM: the specifics are surface features (capitalised words inside a sentence,
 digits), which is what a reader scans an overview for.
 """
 

@@ -1,4 +1,4 @@
-"""The pure ranking steps of global search: communities, the level, map and reduce.
+"""The pure ranking steps of global search: communities, the level, topics, lexical scores.
 
 No stores here: semantic similarities come in precomputed, so every step is testable with
 fake inputs. :mod:`knotwork.retrieval.global_search` does the reading and embedding.
@@ -13,7 +13,7 @@ from knotwork.communities.report import partition
 from knotwork.domain.models import Community
 from knotwork.ingestion.extraction.mentions import gazetteer_mentions
 from knotwork.retrieval.config import GlobalSearchConfig
-from knotwork.retrieval.lexical import bm25_scores, terms
+from knotwork.retrieval.lexical import bm25_scores, bm25_with_context, terms
 
 # Analyst words of corpus-wide questions and the words their evidence uses (no LLM to bridge
 # "risk" and "the Billing Service was unavailable"): added to the lexical query only.
@@ -112,7 +112,8 @@ def focus_points(candidates: Sequence[Candidate], focus: TopicFocus) -> None:
 
 @dataclass
 class Candidate:
-    """A possible key point of one community: a key fact, a source sentence or its theme."""
+    """A possible key point: a key fact, a source sentence or a community theme; ``community_id``
+    is the community it is shown under ("" for a retrieved sentence no chosen community has)."""
 
     text: str
     community_id: str
@@ -123,8 +124,11 @@ class Candidate:
     # the id under which ingest may have stored the vector of ``text`` (Collection.SENTENCES;
     # "" when none can exist)
     vector_id: str = ""
-    prior: float = 0.0  # cheap relevance (the chunk's vector score) used to prefilter
+    prior: float = 0.0  # the chunk's vector score: its own relevance to the question
+    communities: tuple[str, ...] = ()  # every community it came from (a diversity signal)
+    document: str = ""  # its source document (redundancy quota), "" when unknown
     lexical: float = 0.0
+    specific: float = 0.0  # the names, figures and dates it adds, 0..1 (global_pool.specificity)
     semantic: float = 0.0
     score: float = 0.0
     parts: dict[str, float] = field(default_factory=dict)
@@ -180,77 +184,13 @@ def lexical_scores(question: str, candidates: Sequence[Candidate]) -> list[float
     queries = list(dict.fromkeys([question, expand_query(question)]))
     best = [0.0] * len(candidates)
     for query in queries:
-        lexical = bm25_scores(query, [c.text for c in candidates])
-        in_context = bm25_scores(query, [f"{c.text} {c.context}" for c in candidates])
+        lexical, in_context = bm25_with_context(query, [c.text for c in candidates],
+                                                [c.context for c in candidates])
         best = [max(b, lex, 0.6 * ctx + 0.4 * lex)
                 for b, lex, ctx in zip(best, lexical, in_context, strict=True)]
     return best
 
 
-def prefilter(question: str, candidates: Sequence[Candidate], limit: int,
-              cfg: GlobalSearchConfig, themes: bool = False) -> list[Candidate]:
-    """Lexical score for every candidate; keep the ``limit`` most promising for embedding.
-
-    Sentences of fewer than ``min_point_terms`` informative words are no key points.
-    """
-    candidates = [c for c in candidates if c.theme or len(terms(c.text)) >= cfg.min_point_terms]
-    for c, lex in zip(candidates, lexical_scores(question, candidates), strict=True):
-        c.lexical = lex
-
-    def promise(c: Candidate) -> float:
-        bonus = cfg.bonus_fact if c.fact_id else 0.0
-        if c.theme:
-            bonus += cfg.bonus_theme if themes else -1.0
-        return c.lexical + c.prior + bonus
-
-    return sorted(candidates, key=lambda c: -promise(c))[:limit]
-
-
-def score_points(candidates: Sequence[Candidate], semantic: Sequence[float],
-                 community_relevance: float, cfg: GlobalSearchConfig,
-                 themes: bool = False) -> None:
-    """Set each candidate's score: semantic, lexical, the community's relevance, bonuses."""
-    for c, sem in zip(candidates, semantic, strict=True):
-        # a three-word sentence is similar to anything about its subject and a poor key point
-        informative = 1.0 if c.theme else min(1.0, len(terms(c.text)) / cfg.min_informative_terms)
-        c.semantic = sem * informative
-        c.lexical *= informative
-        bonus = cfg.bonus_fact if c.fact_id else 0.0
-        if c.theme and themes:
-            bonus += cfg.bonus_theme
-        c.parts = {"semantic": round(c.semantic, 4), "lexical": round(c.lexical, 4),
-                   "community": round(community_relevance, 4), "bonus": bonus}
-        c.score = round(cfg.weight_semantic * c.semantic + cfg.weight_lexical * c.lexical
-                        + cfg.weight_community * community_relevance + bonus, 6)
-
-
 def overlap(a: str, b: str) -> float:
     ta, tb = set(terms(a)), set(terms(b))
     return len(ta & tb) / (len(ta | tb) or 1)
-
-
-def _distinct(points: Sequence[Candidate], limit: int, chosen: Sequence[Candidate] = ()
-              ) -> list[Candidate]:
-    out: list[Candidate] = []
-    for p in points:
-        if len(out) >= limit:
-            break
-        if all(overlap(p.text, q.text) < 0.5 for q in [*chosen, *out]):
-            out.append(p)
-    return out
-
-
-def map_community(candidates: Sequence[Candidate], cfg: GlobalSearchConfig) -> list[Candidate]:
-    """The map step: a community's best distinct points (already scored)."""
-    ranked = sorted(candidates, key=lambda c: (-c.score, c.text))
-    return _distinct(ranked, cfg.points_per_community)
-
-
-def reduce_points(mapped: Sequence[Candidate], cfg: GlobalSearchConfig,
-                  max_points: int | None = None) -> list[Candidate]:
-    """The reduce step: the best points over all communities, distinct, near the best score."""
-    ranked = sorted(mapped, key=lambda c: (-c.score, c.text))
-    if not ranked or ranked[0].score < cfg.min_point_score:
-        return []
-    floor = max(cfg.min_point_score, ranked[0].score * cfg.relative_cutoff)
-    return _distinct([c for c in ranked if c.score >= floor], max_points or cfg.max_key_points)

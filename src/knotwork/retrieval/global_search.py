@@ -4,11 +4,13 @@
    relevance = vector search over the ``communities`` collection + BM25 over titles,
    topics and summaries.
 2. The level: the caller's ``community_level``, else the level whose partition fits best.
-3. Map: per top-k community, candidates are its key facts, sentences of its cited chunks
-   and of chunks mentioning its central entities (and its theme, for "themes" questions),
-   ranked against the question; the best few are the community's key points.
-4. Reduce: the best key points over all communities; an extractive answer with citations
-   through :class:`CitationResolver`. Without relevant points it abstains.
+3. One question-wide pool (:mod:`knotwork.retrieval.global_pool`): the sentences of the
+   chunks the question's vector search ranks highest, plus per top-k community its key facts,
+   sentences of its cited chunks and of chunks mentioning its central entities (and its
+   theme, for "themes" questions); each candidate scored on its own (its similarity to the
+   question, BM25, its chunk's vector score), the best distinct points kept.
+4. An extractive answer composed from that pool with citations through
+   :class:`CitationResolver`. Without relevant points it abstains.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pydantic import TypeAdapter
 
 from knotwork.domain.errors import UnknownReference
 from knotwork.domain.models import (
+    DERIVED_METHODS,
     Community,
     Entity,
     Episode,
@@ -39,29 +42,26 @@ from knotwork.retrieval.config import GlobalSearchConfig
 from knotwork.retrieval.evidence_text import (
     GLOBAL_MIN_CHARS,
     sentence_vector_id,
+    sentences,
     stored_or_embedded,
 )
 from knotwork.retrieval.global_compose import compose
+from knotwork.retrieval.global_pool import rank_pool
 from knotwork.retrieval.global_rank import (
     Candidate,
     expand_query,
-    focus_points,
-    map_community,
-    prefilter,
-    reduce_points,
-    score_points,
     top_communities,
     topic_focus,
 )
 from knotwork.retrieval.router import asks_for_themes
-from knotwork.retrieval.sentences import as_sentence, split_sentences, strip_markup
+from knotwork.retrieval.sentences import as_sentence
 from knotwork.runtime import Runtime
 
 _COMMUNITIES: TypeAdapter[list[Community]] = TypeAdapter(list[Community])
 
-RETRIEVED = ""  # the candidates of the question's best chunks, apart from any community
 NO_GLOBAL_ANSWER = "I could not find support for this in the community reports."
-CHUNK_PRIOR_LIMIT = 50  # chunks scored by the vector search (a cheap prior for sentences)
+BROAD_FACT_LIMIT = 500  # facts of a named entity read to see whether it is the tenant's own
+CHUNK_PRIOR_LIMIT = 100  # passages scored by the vector search (each sentence's chunk score)
 
 
 @dataclass
@@ -184,47 +184,46 @@ class GlobalSearch:
         # afterwards"), not a kind of thing to list: their sentences are not held off-topic
         focus = topic_focus(question) if not entity_ids else topic_focus("")
         question = self._without_broad_names(question, entity_ids)
-        candidates = self._candidates(qvec, [c for c, _ in chosen], as_of, entity_ids)
-        mapped: list[Candidate] = []
-        per_community = min(cfg.candidates_per_community,
-                            max(cfg.points_per_community + 1, cfg.max_candidates // len(chosen)))
-        shortlists = [prefilter(question, candidates.get(c.id, []), per_community, cfg, themes)
-                      for c, _ in chosen]
-        # the question's own best passages, whichever community they fell in, weighed as
-        # the best community is: "summarise X" is answered from X's pages first
-        groups = [*chosen, chosen[0]]
-        shortlists.append(prefilter(question, candidates.get(RETRIEVED, []),
-                                    cfg.retrieved_candidates, cfg, themes))
-        vectors = self._vectors([c for short in shortlists for c in short])
-        for (community, score), short in zip(groups, shortlists, strict=True):
-            semantic = [sum(a * b for a, b in zip(qvec, vectors[c.text], strict=True)) for c in short]
-            score_points(short, semantic, score, cfg, themes)
-            focus_points(short, focus)
-            mapped.extend(map_community(short, cfg))
-        pool = reduce_points(mapped, cfg, cfg.pool_points)
+        groups = self._candidates(qvec, [c for c, _ in chosen], as_of, entity_ids)
+        pool, n_scored = rank_pool(question, groups, lambda short: self._similarity(qvec, short),
+                                 cfg, focus, themes)
         outcome.points = compose(pool, question, cfg.answer_words,
                                  max_points or cfg.max_key_points, cfg.density_weight)
         outcome.pool = [p for p in pool if p not in outcome.points]
-        trace.append(f"map: {len(vectors)} candidate points scored, {len(mapped)} kept; "
-                     f"reduce: {len(outcome.points)} key points"
+        trace.append(f"pool: {sum(len(g) for g in groups)} candidates, {n_scored} scored, "
+                     f"{len(pool)} kept; {len(outcome.points)} key points"
                      + (f" (best {outcome.points[0].score:.2f})" if outcome.points else ""))
         return outcome
+
+    def _similarity(self, qvec: Sequence[float], candidates: Sequence[Candidate]) -> list[float]:
+        """Each candidate's cosine to the question."""
+        vectors = self._vectors(candidates)
+        return [sum(a * b for a, b in zip(qvec, vectors[c.text], strict=True)) for c in candidates]
 
     def _vectors(self, candidates: Sequence[Candidate]) -> dict[str, Sequence[float]]:
         """The vector of each candidate's text: a source sentence's as stored at ingest
         (``Settings.evidence_vectors``), the rest embedded."""
-        ids = {c.text: c.vector_id for c in candidates}  # one candidate per text (``_add``)
+        ids = {c.text: c.vector_id for c in candidates}  # one candidate per text (merge_sources)
         texts = list(ids)
         return dict(zip(texts, stored_or_embedded(self._rt, self._group, texts,
                                                   [ids[t] for t in texts]), strict=True))
 
-    def _without_broad_names(self, question: str, entity_ids: Sequence[str]) -> str:
-        """The question for lexical scoring, without the names of entities mentioned in at least
-        ``broad_entity_chunks`` chunks (the organisation itself): every sentence naming it
-        matched the question as well as the ones about what it asks."""
+    def _broad(self, entity_id: str) -> bool:
+        """An entity too broad to match on: mentioned in at least ``broad_entity_chunks``
+        chunks, or the tenant's own organisation (the one the workspace's members were
+        related to: a derived fact touches it)."""
         cap = self._cfg.broad_entity_chunks
-        broad = [e for e in dict.fromkeys(entity_ids)
-                 if len(self._rt.documents.chunks_mentioning(self._group, [e], cap)) >= cap]
+        if len(self._rt.documents.chunks_mentioning(self._group, [entity_id], cap)) >= cap:
+            return True
+        hits = self._rt.graph.expand_facts(self._group, [entity_id], depth=1,
+                                           include_invalid=True, limit=BROAD_FACT_LIMIT)
+        return any(h.fact.extraction_method in DERIVED_METHODS for h in hits)
+
+    def _without_broad_names(self, question: str, entity_ids: Sequence[str]) -> str:
+        """The question for scoring points, without the names of broad entities (:meth:`_broad`,
+        the organisation itself): every sentence naming it matched the question as well as the
+        ones about what it asks."""
+        broad = [e for e in dict.fromkeys(entity_ids) if self._broad(e)]
         if not broad:
             return question
         names = sorted({n for e in self._rt.graph.get_entities(self._group, broad)
@@ -246,12 +245,18 @@ class GlobalSearch:
 
     def _candidates(self, qvec: Sequence[float], communities: Sequence[Community],
                     as_of: datetime | None, entity_ids: Sequence[str] = ()
-                    ) -> dict[str, list[Candidate]]:
-        """Per community: key facts, source sentences, the theme; each text in one community.
-        Facts and source chunks of all communities are read in one call each."""
+                    ) -> list[list[Candidate]]:
+        """The candidate groups of the question-wide pool: first the sentences of the chunks
+        the question's vector search ranks highest (and of the chunks mentioning the entities
+        it names), then per community its key facts, the sentences of its source chunks and
+        its theme. A text may come in several groups (``merge_sources`` keeps it once). Facts
+        and source chunks of all communities are read in one call each."""
         cfg, group = self._cfg, self._group
-        prior = {str(h.payload.get("chunk_id") or h.id): h.score for h in self._rt.vectors.search(
-            Collection.CHUNKS, qvec, group_id=group, limit=CHUNK_PRIOR_LIMIT)}
+        prior: dict[str, float] = {}
+        for h in self._rt.vectors.search(Collection.CHUNKS, qvec, group_id=group,
+                                         limit=CHUNK_PRIOR_LIMIT):
+            key = str(h.payload.get("chunk_id") or h.id)  # a chunk's best passage
+            prior[key] = max(prior.get(key, h.score), h.score)
         facts = {f.id: f for f in self._rt.graph.get_facts(
             group, [i for c in communities for i in c.key_facts])}
         sources: dict[str, list[str]] = {}
@@ -260,60 +265,54 @@ class GlobalSearch:
             mentioned = self._rt.documents.chunks_mentioning(group, central, cfg.mention_chunks) \
                 if central else []
             sources[c.id] = list(dict.fromkeys([*c.citations, *mentioned]))
-        episodes = {e.id: e for e in self._rt.graph.get_episodes(
-            group, list(dict.fromkeys(i for ids in sources.values() for i in ids)))}
-        seen: set[str] = set()
-        out = {c.id: self._community_candidates(
-            c, facts, [episodes[i] for i in sources[c.id] if i in episodes], prior, seen, as_of)
-            for c in communities}
         top = sorted(prior, key=lambda i: -prior[i])[: cfg.retrieved_chunks]
         named = [i for e in dict.fromkeys(entity_ids)
                  for i in self._rt.documents.chunks_mentioning(group, [e], cfg.named_chunks)]
         top = list(dict.fromkeys([*top, *named]))
+        episodes = {e.id: e for e in self._rt.graph.get_episodes(
+            group, list(dict.fromkeys([*top, *(i for ids in sources.values() for i in ids)])))}
         home = {i: c.id for c in reversed(communities) for i in sources[c.id]}
-        best = communities[0].id
-        items: list[Candidate] = []
-        for episode in self._rt.graph.get_episodes(group, top):
-            if as_of is None or episode.valid_at <= as_of:
-                items.extend(self._sentences(episode, home.get(episode.id, best), prior, seen))
-        out[RETRIEVED] = items
-        return out
+        retrieved = [s for i in top if i in episodes and _before(episodes[i], as_of)
+                     for s in self._sentences(episodes[i], home.get(i, ""), prior)]
+        return [retrieved, *(self._community_candidates(
+            c, facts, [episodes[i] for i in sources[c.id] if i in episodes], prior, as_of)
+            for c in communities)]
 
-    def _sentences(self, episode: Episode, community_id: str, prior: dict[str, float],
-                   seen: set[str]) -> list[Candidate]:
-        """The first ``sentences_per_chunk`` sentences of a source chunk, as candidates."""
+    def _sentences(self, episode: Episode, community_id: str, prior: dict[str, float]
+                   ) -> list[Candidate]:
+        """The first ``sentences_per_chunk`` sentences of a source chunk (no headings), as
+        candidates; their title, heading and speaker are their lexical context."""
         items: list[Candidate] = []
-        kept = 0
-        for raw in split_sentences(episode.content):
-            text = strip_markup(raw)
-            if raw.startswith("#") or len(text) < GLOBAL_MIN_CHARS \
-                    or kept >= self._cfg.sentences_per_chunk:
+        for s in sentences(episode):
+            if s.heading or len(s.shown) < GLOBAL_MIN_CHARS:
                 continue
-            kept += 1
-            _add(items, seen, Candidate(text, community_id, [episode.id], context=episode.name,
-                                        vector_id=sentence_vector_id(episode.id, text),
-                                        prior=prior.get(episode.id, 0.0)))
+            if len(items) >= self._cfg.sentences_per_chunk:
+                break
+            items.append(Candidate(s.shown, community_id, [episode.id], context=s.context,
+                                   vector_id=sentence_vector_id(episode.id, s.shown),
+                                   prior=prior.get(episode.id, 0.0),
+                                   document=episode.document_id))
         return items
 
     def _community_candidates(self, community: Community, facts: dict[str, Fact],
                               episodes: Sequence[Episode], prior: dict[str, float],
-                              seen: set[str], as_of: datetime | None) -> list[Candidate]:
+                              as_of: datetime | None) -> list[Candidate]:
         items: list[Candidate] = []
         for fact_id in community.key_facts:
             fact = facts.get(fact_id)
             if fact is not None and holds_at(fact.valid_at, fact.invalid_at, as_of):
                 # a fact read verbatim from a sentence has that sentence's stored vector
                 vid = sentence_vector_id(fact.episodes[0], fact.fact) if fact.episodes else ""
-                _add(items, seen, Candidate(
+                items.append(Candidate(
                     fact.fact, community.id, list(fact.episodes), fact_id=fact.id, vector_id=vid,
                     prior=max((prior.get(e, 0.0) for e in fact.episodes), default=0.0)))
         for episode in episodes:
-            if as_of is None or episode.valid_at <= as_of:
-                items.extend(self._sentences(episode, community.id, prior, seen))
+            if _before(episode, as_of):
+                items.extend(self._sentences(episode, community.id, prior))
         if community.key_topics and community.citations:
             title = community.name.split(" — ")[0]
-            _add(items, seen, Candidate(f"{title}: {', '.join(community.key_topics)}.",
-                                        community.id, list(community.citations[:2]), theme=True))
+            items.append(Candidate(f"{title}: {', '.join(community.key_topics)}.",
+                                   community.id, list(community.citations[:2]), theme=True))
         return items
 
     # ------------------------------------------------------------------ answer
@@ -361,16 +360,8 @@ class GlobalSearch:
             communities=communities, community_level=outcome.level)
 
 
-def _add(items: list[Candidate], seen: set[str], item: Candidate) -> None:
-    """Keep ``item`` unless its text (whitespace and case aside) was seen before."""
-    key = " ".join(item.text.lower().split())
-    if key not in seen:
-        seen.add(key)
-        items.append(item)
-
-
-
-
+def _before(episode: Episode, as_of: datetime | None) -> bool:
+    return as_of is None or episode.valid_at <= as_of
 
 
 def _context(outcome: GlobalOutcome, budget: int) -> str:

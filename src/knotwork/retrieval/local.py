@@ -412,7 +412,8 @@ class LocalSearch:
             for units in (pool, facts):
                 units[:] = [u for u in units if u.fact is None or u.fact.invalid_at is None]
             return [f"{when.describe()}: event not dated by the evidence, not used"]
-        moved = time_bonus(when, pool, self._cfg.weight_time, now)
+        moved = time_bonus(when, pool, self._cfg.weight_time, now,
+                           self._cfg.penalty_time_contradiction)
         return [f"{when.describe()}: {moved} candidates weighed by time"]
 
     def _answer_kind_bonus(self, question: str, seeds: dict[str, tuple[Entity, float]],

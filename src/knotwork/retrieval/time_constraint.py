@@ -30,11 +30,13 @@ from knotwork.retrieval.temporal_question import question_time
 __all__ = [
     "ACTUAL_PATTERNS",
     "CURRENT_PATTERNS",
+    "EVENT_CLAUSES",
     "EVENT_PATTERNS",
     "EVENT_SHARE",
     "PAST_PATTERNS",
     "TimeConstraint",
     "asked_part",
+    "asks_two_times",
     "dates_in",
     "mentions_event",
     "resolve_event",
@@ -54,11 +56,14 @@ class TimeConstraint:
     when: datetime | None = None  # the point in time (dated; event or past once resolved)
     event: str | None = None  # the event's words (event, "before <event>")
     planned: tuple[datetime, ...] = ()  # dates the question states as a plan (actual)
+    actual: bool = False  # also asks what actually happened: a plan does not fit ("actually
+    # running in December 2024?")
 
     def describe(self) -> str:
         at = f" at {self.when.date().isoformat()}" if self.when else ""
         about = f" [{self.event}]" if self.event else ""
-        return f"time constraint {self.kind}{at} ({self.rule}: '{self.phrase}'){about}"
+        actual = ", not the plan" if self.actual and self.kind != "actual" else ""
+        return f"time constraint {self.kind}{at}{actual} ({self.rule}: '{self.phrase}'){about}"
 
 
 def _table(rows: Iterable[tuple[str, str]]) -> tuple[tuple[str, re.Pattern[str]], ...]:
@@ -101,6 +106,12 @@ EVENT_PATTERNS = _table(
 )
 PAST_PATTERNS = _table(
     (
+        # "before" as an adverb, with no event after it: "what did she lead before?",
+        # "where was he before that?", "who held it before then?"
+        (
+            "before-then",
+            r"\bbefore(?:\s+(?:that|then|this|now|it))?\s*(?=[?.!,;]|\band\b|$)",
+        ),
         ("before-event", r"\bbefore\s+" + _THING + _END),
         ("originally", r"\b(?:originally|initially|at\s+first|in\s+the\s+beginning)\b"),
         (
@@ -168,8 +179,23 @@ _NOT_EVENT = re.compile(
 )
 
 
+# a clause that describes the event, not part of its name: "the refresh led by the new lead",
+# "the outage that hit payments" → "the refresh", "the outage" (the evidence dating an event
+# rarely repeats who ran it)
+EVENT_CLAUSES = _table(
+    (
+        ("by-agent", r"\s+(?:led|run|owned|driven|headed|done|made|started|proposed)\s+by\b.*$"),
+        ("relative", r"\s+(?:that|which|who|whose)\s+.*$"),
+    )
+)
+
+
 def _event_words(m: re.Match[str]) -> str | None:
     event = (m.groupdict().get("event") or "").strip()
+    for _, clause in EVENT_CLAUSES:
+        head = clause.sub("", event).strip()
+        if terms(head):
+            event = head
     if not event or _NOT_EVENT.match(event) or not terms(event):
         return None
     return event
@@ -186,6 +212,20 @@ def asked_part(question: str) -> str:
     return asking[-1] if asking else question
 
 
+def asks_two_times(question: str, now: datetime | None = None) -> bool:
+    """The question asks about an earlier time and about now ("where was she based in 2023,
+    and where is she now?"): its answer needs both, no single time applies to all of it."""
+    now = now or datetime.now(UTC)
+    question = asked_part(question)
+    if _first(CURRENT_PATTERNS, question) is None:
+        return False
+    return (
+        _dated(question, now) is not None
+        or _first(EVENT_PATTERNS, question) is not None
+        or _first(PAST_PATTERNS, question) is not None
+    )
+
+
 def time_constraint(question: str, now: datetime | None = None) -> TimeConstraint | None:
     """The question's time constraint, or None (none stated, or two times asked for)."""
     now = now or datetime.now(UTC)
@@ -194,9 +234,11 @@ def time_constraint(question: str, now: datetime | None = None) -> TimeConstrain
     dated = _dated(question, now)
     event = _first(EVENT_PATTERNS, question)
     past = _first(PAST_PATTERNS, question)
-    if current is not None and (dated is not None or event is not None or past is not None):
+    if asks_two_times(question, now):
         return None  # "who led it then, and who leads it now?": both
     if dated is not None:
+        if _first(ACTUAL_PATTERNS, question) is not None:  # "actually ... in December 2024?"
+            return replace(dated, actual=True, planned=tuple(dates_in(whole, now)))
         return dated
     if event is not None:
         name, m = event

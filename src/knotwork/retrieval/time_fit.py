@@ -71,6 +71,8 @@ def time_fit(constraint: TimeConstraint, c: Candidate, now: datetime) -> float:
     """The fit in [-1, 1] of a candidate to the constraint (0: nothing known)."""
     kind, when = constraint.kind, constraint.when
     if when is not None and kind in ("dated", "event", "past"):
+        if constraint.actual and c.planned and not c.fact:
+            return -1.0  # asked what actually held then: a plan says what was meant to
         return _at(c, when)
     if kind == "current":
         if c.end is not None:
@@ -126,9 +128,14 @@ def candidate(
 
 
 def time_bonus(
-    constraint: TimeConstraint, units: Sequence[_Unit], weight: float, now: datetime
+    constraint: TimeConstraint,
+    units: Sequence[_Unit],
+    weight: float,
+    now: datetime,
+    contradiction: float = 0.0,
 ) -> int:
-    """Add ``weight`` × the fit to each unit's bonus (its part ``time``); how many moved.
+    """Add ``weight`` × the fit to each unit's bonus (its part ``time``), and subtract
+    ``contradiction`` more where the candidate's time rules it out (fit -1); how many moved.
     Evidence about the question's event itself dates the event; it is not weighed."""
     if weight <= 0:
         return 0
@@ -143,7 +150,7 @@ def time_bonus(
             constraint, candidate(u.text, u.fact, u.time, recency, constraint.planned), now
         )
         if fit:
-            u.bonus += weight * fit
+            u.bonus += weight * fit - (contradiction if fit <= -1.0 else 0.0)
             u.parts["time"] = fit
             moved += 1
     return moved
