@@ -90,6 +90,19 @@ def test_a_guessed_common_word_standing_as_a_row_key_or_a_heading_is_dropped() -
                     ("Slot", text.index("Slot"))}
 
 
+def test_the_capitalised_first_word_of_a_lowercase_row_key_is_dropped() -> None:
+    from knotwork.ingestion.extraction.entity_filter import label_words
+
+    text = "## Harbor office\n\nOffice head: Odile Brask\nPeople: ~20\nOffice moves are planned."
+    words = {"office", "people"}
+    head = Mention(text.index("Office head"), text.index("Office head") + 6, "Office", P, 0.8, "spacy")
+    later = text.index("Office moves")
+    prose = Mention(later, later + 6, "Office", P, 0.8, "spacy")
+    name = Mention(text.index("Odile"), text.index("Odile") + 11, "Odile Brask", P, 0.9, "spacy")
+    kept = label_words(text, [head, prose, name], lambda w: w.lower() in words)
+    assert [(m.text, m.start) for m in kept] == [("Office", later), ("Odile Brask", name.start)]
+
+
 def test_a_chunk_does_not_cluster_a_lone_word_with_a_person_guess_naming_an_effort() -> None:
     from knotwork.ingestion.extraction.extractor import _cluster
 

@@ -158,11 +158,14 @@ def junk(entities: Sequence[LocalEntity], text: str, is_word: WordTest) -> set[i
 # pattern; the word is a common word and no given name, and no strong extractor voted for it):
 #   row_label     a key of a key-value row: "Verdict: Rejected; Cost: high", "Owner: X · Window: Y"
 #   heading_word  a heading line that is the word alone: "## Background", "Goal"
+#   key_head      the first word of a lowercase key opening a line: "Office head: X", "Release date: Y"
 LABEL_PLACES: dict[str, re.Pattern[str]] = {
     "row_label": re.compile(r"^[ \t]*(?:[-*•][ \t]*)?(?P<w>[A-Z][\w'’-]*)[ \t]*:[ \t]*\S[^\n]*?"
                             r"(?:[;|·][ \t]*[A-Z][\w'’ -]{0,30}:)", re.MULTILINE),
     "heading_word": re.compile(r"^[ \t]*(?:#{1,6}[ \t]*)?(?P<w>[A-Z][\w'’-]*)[ \t]*:?[ \t]*$",
                                re.MULTILINE),
+    "key_head": re.compile(r"^[ \t]*(?:[-*•][ \t]*)?(?P<w>[A-Z][\w'’-]*)(?:[ \t]+[a-z][\w'’-]*){1,2}"
+                           r"[ \t]*:[ \t]*\S", re.MULTILINE),
 }
 _SEPARATED_LABEL = re.compile(r"(?:^|[;|·])[ \t]*(?P<w>[A-Z][\w'’-]*)[ \t]*:", re.MULTILINE)
 
