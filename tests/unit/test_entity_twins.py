@@ -7,7 +7,6 @@ from __future__ import annotations
 from knotwork.domain.models import EntityType
 from knotwork.ingestion.extraction.caps import caps_mentions
 from knotwork.ingestion.extraction.coref import given_name_mentions
-from knotwork.ingestion.extraction.mentions import rule_mentions, rule_type
 from knotwork.ingestion.extraction.types import Mention
 from knotwork.resolution.exact import entity_keys
 from knotwork.resolution.form_match import numbers_differ, versioned_abbreviation
@@ -21,13 +20,6 @@ from knotwork.resolution.scoring import (
 )
 
 P = EntityType.PERSON
-
-
-def test_an_identifier_keeps_every_number_group() -> None:
-    text = "The outage INC-2031-044 followed INC-2031-012; see also OPS-77."
-    ids = [m.text for m in rule_mentions(text) if m.subtype == "IDENTIFIER"]
-    assert ids == ["INC-2031-044", "INC-2031-012", "OPS-77"]
-    assert rule_type("INC-2031-044") == (EntityType.CONCEPT, "IDENTIFIER")
 
 
 def test_a_capitalised_word_before_a_number_is_no_name_of_its_own() -> None:

@@ -102,10 +102,8 @@ _DEFINED_RE = re.compile(
     r"monolith|backend|frontend)\b", re.MULTILINE)
 _ORG_HEADS = frozenset({"company", "startup", "firm", "bank", "fintech", "insurer", "lender",
                         "retailer", "manufacturer", "consultancy", "agency", "vendor", "supplier"})
-# a ticket-style identifier, all its number groups ("INC-2041", "INC-2041-007"): a cut after
-# the first group would make one entity of every identifier sharing its prefix and first number
-_CODE = re.compile(r"^[A-Z][A-Z0-9]{1,9}-\d+(?:-\d+)*$")
-_CODE_IN_TEXT = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d+(?:-\d+)*\b")
+_CODE = re.compile(r"^[A-Z][A-Z0-9]{1,9}-\d+$")
+_CODE_IN_TEXT = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-\d+\b")
 
 
 def rule_type(text: str) -> tuple[EntityType, str | None] | None:
