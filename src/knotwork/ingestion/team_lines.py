@@ -130,7 +130,7 @@ def team_lines(group_id: str, facts: Iterable[Fact], kind: Kind, now: datetime) 
                             rule.ended == "member" and (person, team) in led_by):
                         continue  # (a former lead who left is no report of the new one)
                     # a start the person's own post on the unit shares dates that post ("Role:
-                    # Engineering Manager (since …)"), not when they joined the unit
+                    # Delivery Manager (since …)"), not when they joined the unit
                     posted = (person, team, dated.valid_at) in post_starts
                     end = _end(rule, lead, dated, posted)
                     if end is not None:

@@ -14,7 +14,7 @@ clusters qualify. The rules, as data (:data:`PARTIAL_RULES`, the same shape as
 - ``role_prefix``: a person's name after a title ("CTO Mireille" of Mireille Fabre);
 - ``glued_prefix``: another entity's name glued before a name of exactly one entity of the
   same kind ("Quill Research" of the Research team when Quill is the product);
-- ``glued_context``: a name followed by "in <other name>" ("QT in Finance" of QT).
+- ``glued_context``: a name followed by "in <other name>" ("QT in Logistics" of QT).
 """
 
 from __future__ import annotations
