@@ -134,14 +134,19 @@ class Search:
         return result("I could not find support for this in the knowledge graph.", 0.1)
 
     def named_in(self, text: str) -> list[tuple[str, Entity]]:
-        low = text.lower()
-        found = []
-        for e in ENTS:
-            for n in (e.name, *e.aliases):
-                if n.lower() in low:
-                    found.append((n, e))
-                    break
-        return sorted(found, key=lambda we: -len(we[0]))
+        return names_in(ENTS, text)
+
+
+def names_in(entities: Sequence[Entity], text: str) -> list[tuple[str, Entity]]:
+    """The entities a text names (the first of each one's names found), longest name first."""
+    low = text.lower()
+    found = []
+    for e in entities:
+        for n in (e.name, *e.aliases):
+            if n.lower() in low:
+                found.append((n, e))
+                break
+    return sorted(found, key=lambda we: -len(we[0]))
 
 
 def ask(search: Search, question: str) -> QueryResult | None:

@@ -15,6 +15,7 @@ from knotwork.retrieval.chain import answer_chain
 from knotwork.retrieval.chain_plan import plan
 from knotwork.retrieval.field_hop import WORDS_LABEL, AskedRole, asked_role, field_bridges
 from knotwork.retrieval.multihop import decompose
+from tests.unit.test_chain import names_in
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
 P, O, L, X = EntityType.PERSON, EntityType.ORGANIZATION, EntityType.LOCATION, EntityType.PRODUCT
@@ -39,14 +40,7 @@ def page(title: str, body: str, n: int = 0) -> Episode:
 
 
 def named_in(text: str) -> list[tuple[str, Entity]]:
-    low = text.lower()
-    found = []
-    for e in ENTS:
-        for n in (e.name, *e.aliases):
-            if n.lower() in low:
-                found.append((n, e))
-                break
-    return sorted(found, key=lambda we: -len(we[0]))
+    return names_in(ENTS, text)
 
 
 class Search:
